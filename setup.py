@@ -1,0 +1,32 @@
+"""Packaging for gto: global tree optimization (Bennett & Blue, 1996)."""
+from setuptools import setup
+
+setup(
+    name="gto",
+    version="0.1.0",
+    description=(
+        "Global tree optimization: fixed-structure oblique decision trees "
+        "by extreme point tabu search, Frank-Wolfe and exact MIP"
+    ),
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.10",
+    packages=["gto", "gto.mip", "tabu", "problems", "experiments"],
+    package_data={"problems": ["data/*.csv", "data/README.md"]},
+    include_package_data=True,
+    install_requires=[
+        "numpy>=1.23",
+        "scipy>=1.10",
+        "cvxpy>=1.4",
+        "highspy>=1.7",
+        "joblib>=1.2",
+        "scikit-learn>=1.3",
+    ],
+    extras_require={
+        "test": ["pytest>=7", "hypothesis>=6", "dask[distributed]>=2023.1", "matplotlib>=3.6"],
+        "plots": ["matplotlib>=3.6"],
+        "dask": ["dask[distributed]>=2023.1"],
+    },
+    entry_points={"console_scripts": ["gto=gto.cli:main"]},
+)
