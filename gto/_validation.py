@@ -1,0 +1,77 @@
+"""Input checks shared by the public functions: clear errors, never silent coercion."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def check_X(X, n_features=None, name="X"):
+    """2-D finite float array; ``n_features`` columns if given."""
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy()
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or inf")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"{name} has {X.shape[1]} features, the tree expects {n_features}")
+    return X
+
+
+def check_labels(y, n_samples, name="y"):
+    """1-D label array of length ``n_samples`` (ints, floats or strings)."""
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
+    if len(y) != n_samples:
+        raise ValueError(f"{name} has {len(y)} labels for {n_samples} samples")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} contains NaN or inf")
+    if y.dtype.kind == "O":
+        try:
+            y = y.astype(str) if all(isinstance(v, str) for v in y) else y.astype(float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must hold numbers or strings of one kind") from None
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Non-negative finite weights, ones by default."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=float)
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and non-negative")
+    return w
+
+
+def check_fit_data(tree, X, y, sample_weight=None):
+    """Validate (X, y, sample_weight) against ``tree``: shapes, finiteness, labels.
+
+    Every label must have a leaf of its class and the data must hold at least
+    two classes.
+    """
+    X = check_X(X, tree.n_features)
+    y = check_labels(y, len(X))
+    w = check_sample_weight(sample_weight, len(X))
+    present = np.unique(y)
+    if len(present) < 2:
+        raise ValueError(f"y has one class only ({present[0]!r}); a tree needs at least two")
+    unknown = present[~np.isin(present, tree.leaf_classes)]
+    if unknown.size:
+        raise ValueError(
+            f"labels {unknown.tolist()} have no leaf in the tree "
+            f"(leaf classes {np.unique(tree.leaf_classes).tolist()})"
+        )
+    return X, y, w

@@ -1,0 +1,44 @@
+"""The three GTO error functions (paper §3, eq. 15, 17, 19)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_fit_data
+from .formulation import class_leaf_mask, decision_values, leaf_errors
+
+OBJECTIVES = ("product", "minimum", "count")
+
+
+def check_objective(objective, p=1):
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    if isinstance(p, bool) or p not in (1, 2):
+        raise ValueError(f"p must be 1 or 2, got {p!r}")
+
+
+def point_errors(leaf_err, mask, objective):
+    """Per-point error over the leaves of the point's own class.
+
+    count (eq. 15): 1 if every class leaf has LeafErr > 0; minimum (eq. 17):
+    min_k LeafErr; product (eq. 19): prod_k LeafErr.  ``mask[i, k]`` marks
+    the leaves of point i's class.
+    """
+    if objective == "product":
+        return np.prod(np.where(mask, leaf_err, 1.0), axis=1)
+    best = np.min(np.where(mask, leaf_err, np.inf), axis=1)
+    if objective == "minimum":
+        return best
+    return (best > 0).astype(float)
+
+
+def error(tree, X, y, objective="product", p=1, sample_weight=None):
+    """GTO error of ``tree`` on (X, y): the weighted sum of point errors.
+
+    ``objective`` is "count" (eq. 15), "minimum" (eq. 17) or "product"
+    (eq. 19); decision errors are ``max(0, 1 -/+ (x @ w - gamma))**p``.
+    All three are 0 iff every point is classified correctly with margin 1.
+    """
+    check_objective(objective, p)
+    X, y, w = check_fit_data(tree, X, y, sample_weight)
+    LE = leaf_errors(tree, decision_values(tree, X), p)
+    return float(w @ point_errors(LE, class_leaf_mask(tree, y), objective))
