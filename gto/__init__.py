@@ -1,11 +1,17 @@
 """gto: global tree optimization (Bennett & Blue, Optimal Decision Trees, 1996).
 
 A fixed-structure oblique decision tree becomes a set of disjunctive linear
-inequalities; an error measuring their violation is minimised over a polytope.
+inequalities; an error measuring their violation is minimised over a polytope
+by extreme point tabu search or Frank-Wolfe.
 """
+from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
 from .objectives import OBJECTIVES, error
+from .optimize import METHODS, optimize
 from .tree import Tree
 
-__all__ = ["Tree", "error", "standard_form", "merge_duplicates", "OBJECTIVES"]
+__all__ = [
+    "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
+    "OBJECTIVES", "METHODS",
+]
 __version__ = "0.1.0"

@@ -53,6 +53,8 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ValueError("sample_weight must be finite and non-negative")
+    if not np.any(w > 0):
+        raise ValueError("sample_weight is zero for every sample")
     return w
 
 

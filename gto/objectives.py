@@ -7,6 +7,9 @@ from ._validation import check_fit_data
 from .formulation import class_leaf_mask, decision_values, leaf_errors
 
 OBJECTIVES = ("product", "minimum", "count")
+#: the count (eq. 15) treats a leaf error at or below this as 0: at a vertex the
+#: tight triples sit exactly on the margin, up to floating-point round-off
+COUNT_TOL = 1e-9
 
 
 def check_objective(objective, p=1):
@@ -19,7 +22,7 @@ def check_objective(objective, p=1):
 def point_errors(leaf_err, mask, objective):
     """Per-point error over the leaves of the point's own class.
 
-    count (eq. 15): 1 if every class leaf has LeafErr > 0; minimum (eq. 17):
+    count (eq. 15): 1 if every class leaf has LeafErr > COUNT_TOL; minimum (eq. 17):
     min_k LeafErr; product (eq. 19): prod_k LeafErr.  ``mask[i, k]`` marks
     the leaves of point i's class.
     """
@@ -28,7 +31,7 @@ def point_errors(leaf_err, mask, objective):
     best = np.min(np.where(mask, leaf_err, np.inf), axis=1)
     if objective == "minimum":
         return best
-    return (best > 0).astype(float)
+    return (best > COUNT_TOL).astype(float)
 
 
 def error(tree, X, y, objective="product", p=1, sample_weight=None):

@@ -5,6 +5,8 @@ import pytest
 import gto
 from conftest import random_tree
 
+COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.objectives.COUNT_TOL)
+
 
 def literal_error(tree, X, y, objective, p, weight):
     """Paper §3 evaluated one point, leaf and decision at a time."""
@@ -22,7 +24,7 @@ def literal_error(tree, X, y, objective, p, weight):
                 err += max(0.0, -float(X[i] @ tree.W[d] - tree.gamma[d]) + 1.0) ** p
             leaf_errs.append(err)
         if objective == "count":
-            point = 1.0 if min(leaf_errs) > 0 else 0.0
+            point = 1.0 if min(leaf_errs) > COUNT_TOL else 0.0
         elif objective == "minimum":
             point = min(leaf_errs)
         else:

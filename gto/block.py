@@ -1,0 +1,141 @@
+"""One decision's basis block of the tree polytope (DESIGN §3).
+
+For decision d the rows ``a_t = s_t * [x_i, -1]`` of its triples make the
+slacks ``r_t = 1 - a_t @ theta`` with ``theta = (w_d, gamma_d)``.  A vertex
+is, per decision, n + 1 affinely independent tight triples (r = 0): the block
+``M = A[tight]`` with ``theta = M^-1 1``.  Every other triple has either its
+y (violated side, r >= 0) or its u (r <= 0) basic; ``ybasic`` records which,
+so degenerate triples (r = 0 outside the block) follow the LP exactly.
+
+Where a decision's points span less than their space, the polytope has a
+lineality direction v; the crossover then pins it with a pseudo-row (v with
+v @ theta = 1) appended after the ``n_real`` real rows.  A pseudo-row stays
+in the block for good: it never leaves and opens no edge.
+
+An edge frees tight triple q in direction sigma: ``theta + t sigma M^-1 e_q``
+(sigma = +1: the triple becomes strictly satisfied and u_q enters; sigma = -1:
+violated, y_q enters).  The ratio test stops at the first basic y or u that
+reaches 0; that triple replaces q in the block (a rank-one update of M^-1).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import ratio_all, ratio_one
+
+PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
+REFACTOR_EVERY = 64  # rank-one updates between refactorisations
+CHECK_EVERY = 16  # rank-one updates between residual checks
+RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation
+
+
+class SingularBlockError(ValueError):
+    """The chosen tight triples are not affinely independent."""
+
+
+class Block:
+    """Tight triples, inverse and slacks of one decision at a vertex."""
+
+    def __init__(self, rows, tight, ybasic=None, n_real=None):
+        self.rows = rows
+        self.n_real = len(rows) if n_real is None else int(n_real)
+        self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
+        self.m = rows.shape[1]
+        self.tight = np.asarray(tight, dtype=np.int64).copy()
+        if self.tight.shape != (self.m,) or len(set(self.tight.tolist())) != self.m:
+            raise SingularBlockError(f"a block needs {self.m} distinct tight triples")
+        self.in_block = np.zeros(len(rows), dtype=bool)
+        self.in_block[self.tight] = True
+        self.position = np.full(len(rows), -1, dtype=np.int64)  # place in the block
+        self.position[self.tight] = np.arange(self.m)
+        self.refactorise()
+        if ybasic is None:
+            ybasic = self.r >= 0
+        self.ybasic = np.asarray(ybasic, dtype=bool).copy()
+        self.updates = 0
+        self.refactorisations = 0
+
+    # -- factorisation ---------------------------------------------------------
+    def refactorise(self):
+        M = self.rows[self.tight]
+        try:
+            self.Binv = np.linalg.inv(M)
+        except np.linalg.LinAlgError:
+            raise SingularBlockError("tight triples are not affinely independent") from None
+        if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
+            raise SingularBlockError("tight triples are (nearly) affinely dependent")
+        self._set_theta()
+
+    def _set_theta(self):
+        self.theta = self.Binv @ self.rhs[self.tight]
+        self.r = self.rhs - self.rows @ self.theta
+        self.r[self.tight] = 0.0
+        # |r| for the ratio test; block rows are never a leaving variable
+        self.rabs = np.abs(self.r)
+        self.rabs[self.tight] = np.inf
+
+    def residual(self):
+        """max |M theta - rhs| over the block rows."""
+        return float(np.max(np.abs(self.rows[self.tight] @ self.theta - self.rhs[self.tight])))
+
+    # -- edges -----------------------------------------------------------------
+    # A basic y (r >= 0) reaches 0 when r falls, a basic u (r <= 0) when r
+    # rises; along sigma * M^-1 e_q, dr/dt = -sigma g.  With h = g for basic y
+    # and -g for basic u, the row blocks sigma = +1 when h > tol and sigma = -1
+    # when h < -tol, at step |r| / |g| either way.  Ties go to the lowest index.
+
+    def ratio_test(self, g, sigma):
+        """First basic y/u to reach 0 along ``sigma * M^-1 e_q`` (g = A @ M^-1 e_q).
+
+        Returns ``(step, leaving)``, ``(inf, -1)`` for an unbounded ray.
+        """
+        return ratio_one(g, self.rabs, self.ybasic, self.in_block, sigma, PIVOT_TOL)
+
+    def is_leaving(self, g, sigma, leave, rtol=1e-9):
+        """True if row ``leave`` blocks the ray and ties the minimum ratio (degenerate ties)."""
+        step, _ = self.ratio_test(g, sigma)
+        h = g[leave] if self.ybasic[leave] else -g[leave]
+        if self.in_block[leave] or not sigma * h > PIVOT_TOL:
+            return False
+        return self.rabs[leave] / abs(g[leave]) <= step * (1 + rtol) + 1e-12
+
+    def ratio_test_all(self):
+        """Ratio tests of all 2m edges: columns q with sigma=+1, then sigma=-1.
+
+        Returns ``(steps, leaving)`` arrays of length 2m (inf / -1 for rays).
+        """
+        return ratio_all(self.rows @ self.Binv, self.rabs, self.ybasic, self.in_block, PIVOT_TOL)
+
+    def set_rhs(self, rhs):
+        """Move to the vertex of this basis for right-hand side ``rhs`` (perturbation)."""
+        self.rhs = np.asarray(rhs, dtype=float)
+        self._set_theta()
+
+    def real_positions(self):
+        """Bool (m,): block positions holding a real triple (not a pseudo-row)."""
+        return self.tight < self.n_real
+
+    def directions(self):
+        """(m, 2m) edge directions: M^-1 then -M^-1."""
+        return np.concatenate([self.Binv, -self.Binv], axis=1)
+
+    def pivot(self, q, sigma, leave):
+        """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
+        freed = self.tight[q]
+        a_new = self.rows[leave]
+        g_out = float(a_new @ self.Binv[:, q])
+        col = self.Binv[:, q].copy()
+        self.Binv -= np.outer(col, a_new @ self.Binv) / g_out
+        self.Binv[:, q] += col / g_out
+        self.tight[q] = leave
+        self.in_block[freed] = False
+        self.in_block[leave] = True
+        self.position[freed], self.position[leave] = -1, q
+        self.ybasic[freed] = sigma < 0
+        self.updates += 1
+        self._set_theta()
+        if self.updates % REFACTOR_EVERY == 0 or (
+            self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
+        ):
+            self.refactorise()
+            self.refactorisations += 1

@@ -1,0 +1,97 @@
+"""Crossover from any (w, gamma) to a vertex that misclassifies no more points.
+
+Theorem 4.1 / LP eq. 21: minimise the slacks that are zero for the correctly
+classified points.  The LP splits by decision; per decision we purify: move
+theta inside the null space of the triples already tight until one more
+triple's slack reaches 0, n + 1 times.  Since every move stops at the first
+slack that reaches 0, no slack changes sign, so every triple that was
+satisfied stays satisfied (the objective of eq. 21 stays 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from .block import PIVOT_TOL, Block, SingularBlockError
+
+
+MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
+ZERO_TOL = 1e-12  # a slack this close to 0 counts as satisfied and tight
+
+
+def margin_scaled(Z):
+    """Per-decision shift and scale that keep every point's side and give |z| > 1.
+
+    ``Z`` is (N, D).  Returns ``(shift, scale)`` with new values
+    ``scale * (Z - shift)``: z <= 0 goes below -1 and z > 0 above 1.
+    """
+    D = Z.shape[1]
+    shift, scale = np.zeros(D), np.ones(D)
+    for d in range(D):
+        z = Z[:, d]
+        positive = z[z > 0]
+        shift[d] = positive.min() / 2 if positive.size else max(1.0, np.abs(z).max())
+        smallest = np.abs(z - shift[d]).min()
+        scale[d] = (1.0 + MARGIN_SAFETY) / smallest
+    return shift, scale
+
+
+def purify(rows, theta, cost, rng=None):
+    """A vertex block reached from ``theta`` without any slack changing sign.
+
+    ``rows`` are the decision's triples ``s [x, -1]``, ``cost`` the weights used
+    to choose between the two directions of each move (lower weighted
+    violation ``sum cost * max(0, r)`` wins).  A direction along which no
+    slack moves (the points do not span their space) is pinned by a
+    pseudo-row (see :mod:`gto.block`).
+    """
+    m = rows.shape[1]
+    n_real = len(rows)
+    theta = np.array(theta, dtype=float)
+    tight = []
+    rng = np.random.default_rng(rng)
+    while len(tight) < m:
+        Q = scipy.linalg.null_space(rows[tight]) if tight else np.eye(m)
+        v = Q @ (Q.T @ -theta)  # shrink towards the origin first: scaling down to the margin
+        if np.linalg.norm(v) <= 1e-12 * max(1.0, np.linalg.norm(theta)):
+            v = Q @ rng.standard_normal(Q.shape[1])
+        r = 1.0 - rows @ theta
+        best = None
+        zero = np.abs(r) <= ZERO_TOL  # satisfied on the margin: must not rise
+        for direction in (v, -v):
+            rate = rows @ direction  # r(t) = r - t * rate
+            ok = np.abs(rate) > PIVOT_TOL * max(1.0, np.abs(rate).max())
+            ok &= np.where(zero, rate < 0, r * rate > 0)
+            ok[tight] = False
+            idx = np.flatnonzero(ok)
+            if idx.size == 0:
+                continue
+            steps = np.where(zero[idx], 0.0, r[idx] / rate[idx])
+            k = int(np.argmin(steps))
+            new_theta = theta + steps[k] * direction
+            violation = cost @ np.maximum(0.0, 1.0 - rows @ new_theta)
+            if best is None or violation < best[0]:
+                best = (violation, new_theta, int(idx[k]))
+        if best is None:  # v is a lineality direction: pin it with a pseudo-row
+            v = v / np.linalg.norm(v)
+            theta = theta + (1.0 - v @ theta) * v  # now v @ theta = 1; no slack moves
+            rows = np.vstack([rows, v])
+            cost = np.append(cost, 0.0)
+            best = (None, theta, len(rows) - 1)
+        _, theta, new = best
+        tight.append(new)
+    return Block(rows, np.array(tight), n_real=n_real)
+
+
+def crossover_blocks(decision_rows, triple_costs, Theta, rng=None):
+    """Blocks of a vertex no worse than ``Theta`` (D, n + 1) in misclassified count.
+
+    ``Theta`` must already be margin-scaled (every |z| >= 1, see
+    :func:`margin_scaled`) so that each correctly classified point has zero
+    slack along its path.
+    """
+    rng = np.random.default_rng(rng)
+    return [
+        purify(rows, theta, cost, rng)
+        for rows, cost, theta in zip(decision_rows, triple_costs, Theta)
+    ]

@@ -1,0 +1,127 @@
+"""The weighted robust LP of one decision, by the block simplex (paper §5.1, §6).
+
+    minimise  sum_t c_t y_t   s.t.  y_t >= 1 - a_t @ theta,  y_t >= 0,  c >= 0
+
+is, at a vertex, ``sum_t c_t max(0, r_t)``.  This is the Frank-Wolfe
+subproblem (costs = gradient of the product error) and the robust LP of the
+greedy start.  Primal simplex on the block of :mod:`gto.block`: the entering
+edge has the most negative slope; along it the objective is convex piecewise
+linear, so the step goes to the breakpoint where the slope turns
+non-negative (a long step: every breakpoint passed is a bound flip of a y/u
+pair).  Each pivot strictly lowers the objective, so it cannot cycle.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .block import PIVOT_TOL
+
+SLOPE_TOL = 1e-10
+ZERO_TOL = 1e-12  # |r| at or below this is a degenerate (zero) slack
+
+
+def _padded(block, cost):
+    """Costs for the block's rows: 0 on pseudo-rows (see :mod:`gto.block`)."""
+    cost = np.asarray(cost, dtype=float)
+    return np.append(cost, np.zeros(len(block.rows) - len(cost)))
+
+
+def hinge_objective(block, cost):
+    return float(_padded(block, cost) @ np.maximum(0.0, block.r))
+
+
+def edge_slopes(block, cost):
+    """LP reduced costs and true slopes of the 2m edges (sigma=+1 columns first).
+
+    Along ``sigma * M^-1 e_q`` a slack moves at ``-sigma g``.  The reduced
+    cost charges every basic y (its cost times its rate, even at 0: the LP
+    basis decides); the true slope charges only slacks that are or become
+    violated.  They differ only at degenerate vertices.
+    """
+    G = block.rows @ block.Binv
+    r = block.r
+    block.ybasic[r > ZERO_TOL] = True  # only zero slacks may have either basic
+    block.ybasic[r < -ZERO_TOL] = False
+    free = ~block.in_block
+    own = cost[block.tight]
+    basic_y = (cost * (block.ybasic & free)) @ G
+    reduced = np.concatenate([-basic_y, basic_y + own])
+    zero = np.abs(r) <= ZERO_TOL
+    pos = (cost * (free & (r > ZERO_TOL))) @ G
+    zc = cost * (free & zero)
+    slope = np.concatenate(
+        [-pos + zc @ np.maximum(0.0, -G), pos + zc @ np.maximum(0.0, G) + own]
+    )
+    pseudo = np.tile(~block.real_positions(), 2)
+    reduced[pseudo] = slope[pseudo] = np.inf  # pseudo-rows never leave the block
+    return reduced, slope, G
+
+
+PERTURBATION = 1e-7  # right-hand sides 1 + U(0, this) in the anti-degeneracy phase
+
+
+def solve_hinge_lp(block, cost, max_pivots=100_000):
+    """Minimise ``sum c max(0, r)`` from the block's vertex, in place.
+
+    Perturbation method against stalling at degenerate vertices (real data
+    put hundreds of points on one hyperplane): first solve with right-hand
+    sides ``1 + delta_t`` (tiny, distinct, seeded), where vertices are
+    non-degenerate, then restore 1 and finish with unperturbed pivots (the
+    basis stays dual feasible; only rows that were degenerate can change).
+    Returns ``(objective, pivots)``.
+    """
+    delta = np.random.default_rng(len(block.rows)).uniform(0, PERTURBATION, len(block.rows))
+    block.set_rhs(1.0 + delta)
+    try:
+        _, first = _simplex(block, cost, max_pivots)
+    finally:
+        block.set_rhs(np.ones(len(block.rows)))
+    value, second = _simplex(block, cost, max_pivots)
+    return value, first + second
+
+
+def _simplex(block, cost, max_pivots):
+    """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place.
+
+    Primal simplex: the entering edge has the most negative reduced cost
+    (Bland's lowest variable while pivots are degenerate, so it cannot cycle).  If the objective
+    really falls along it, a long step goes to the breakpoint where its
+    slope turns non-negative; otherwise the pivot is degenerate (step 0, the
+    basic y or u of a zero slack leaves).  Returns ``(objective, pivots)``.
+    """
+    cost = _padded(block, cost)
+    m = block.m
+    tol = SLOPE_TOL * max(1.0, float(cost.sum()))
+    degenerate = False
+    for pivots in range(max_pivots):
+        reduced, slope, G = edge_slopes(block, cost)
+        negative = np.flatnonzero(reduced < -tol)
+        if negative.size == 0:
+            return hinge_objective(block, cost), pivots
+        if degenerate:  # Bland: the lowest entering variable (y_t < u_t, by triple t)
+            variable = 2 * block.tight[negative % m] + (negative < m)
+            j = int(negative[np.argmin(variable)])
+        else:
+            j = int(negative[np.argmin(reduced[negative])])
+        q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
+        sg = sigma * G[:, q]
+        if slope[j] < -tol:  # long step along a real descent edge
+            r = block.r
+            cross = (np.abs(sg) > PIVOT_TOL) & (r * sg > 0) & (np.abs(r) > ZERO_TOL)
+            idx = np.flatnonzero(cross & ~block.in_block)
+            steps = r[idx] / sg[idx]
+            order = np.argsort(steps, kind="stable")
+            climb = slope[j] + np.cumsum(cost[idx[order]] * np.abs(sg[idx[order]]))
+            stop = int(np.argmax(climb >= -tol)) if np.any(climb >= -tol) else len(order)
+            if stop == len(order):
+                raise RuntimeError("hinge LP ray does not turn up: costs must be non-negative")
+            block.pivot(q, sigma, int(idx[order[stop]]))
+            block.ybasic = block.r >= 0
+            degenerate = False
+        else:  # degenerate: a basic y or u at 0 would turn negative, it leaves at step 0
+            zero = ~block.in_block & (np.abs(block.r) <= ZERO_TOL)
+            falls = np.where(block.ybasic, sg > PIVOT_TOL, sg < -PIVOT_TOL)
+            blocking = np.flatnonzero(zero & falls)
+            block.pivot(q, sigma, int(blocking[0]))
+            degenerate = True
+    raise RuntimeError(f"hinge LP did not converge in {max_pivots} pivots")

@@ -1,0 +1,248 @@
+"""``gto.optimize``: global tree optimization by EPTS or Frank-Wolfe (paper §5).
+
+Each restart: a starting tree (the given one, the greedy LP tree, or a random
+one), the crossover to a vertex (Theorem 4.1), then EPTS on the structured
+walker or Frank-Wolfe followed by the crossover.  Restarts run in parallel
+through joblib (so on a Dask cluster under ``joblib.parallel_backend("dask")``).
+The answer is the tree with the fewest training errors (ties by objective),
+never one with more errors than the tree given.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy.optimize import OptimizeResult
+
+import tabu
+from tabu.epts import MODES as EPTS_MODES
+
+from .frank_wolfe import frank_wolfe
+from .objectives import OBJECTIVES, check_objective
+from .problem import WALK_OBJECTIVES, TreeProblem
+from .starts import greedy_theta, random_start
+from .tree import Tree
+from .walker import walker_from_theta
+
+METHODS = ("tabu", "frank-wolfe")
+INITS = ("auto", "tree", "greedy", "random")
+HISTORY_DTYPE = np.dtype(
+    [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
+)
+
+
+def as_tree(tree):
+    """A :class:`gto.Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
+    if isinstance(tree, Tree):
+        return tree
+    if hasattr(tree, "tree_") and hasattr(tree, "classes_"):
+        return Tree.from_sklearn(tree)
+    raise TypeError(
+        "tree must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
+        f"got {type(tree).__name__}"
+    )
+
+
+def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
+    if objective not in WALK_OBJECTIVES:
+        raise ValueError(f"objective must be one of {WALK_OBJECTIVES}, got {objective!r}")
+    if objective in OBJECTIVES:
+        check_objective(objective, p)
+    elif p not in (1, 2):
+        raise ValueError(f"p must be 1 or 2, got {p!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if method == "frank-wolfe" and objective != "product":
+        raise ValueError("Frank-Wolfe needs the differentiable product objective")
+    for name, value, low in (("max_iter", max_iter, 0), ("restarts", restarts, 1)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if time_limit is not None and not (time_limit > 0):
+        raise ValueError(f"time_limit must be positive seconds, got {time_limit!r}")
+    if init not in INITS:
+        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+
+
+def _start_theta(problem, kind, tree, rng):
+    if kind == "tree":
+        return problem.theta_of(tree)
+    if kind == "greedy":
+        return greedy_theta(problem, rng)
+    return random_start(problem, rng)
+
+
+def _history(values, counts, modes):
+    h = np.zeros(len(values), dtype=HISTORY_DTYPE)
+    h["iteration"] = np.arange(len(values))
+    h["value"], h["n_errors"], h["mode"] = values, counts, modes
+    return h
+
+
+def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
+                options):
+    """One restart; returns a plain dict (picklable for joblib workers)."""
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    Theta0 = _start_theta(problem, kind, tree, rng)
+    walk_objective = "product" if method == "frank-wolfe" else objective
+    Z0 = problem.X1 @ Theta0.T
+    walker = walker_from_theta(problem, Theta0, problem.objective(walk_objective, Z0), rng)
+    t_start = time.perf_counter() - t0
+    remaining = None if deadline is None else max(deadline - time.time(), 1e-3)
+    if method == "tabu":
+        res = tabu.search(
+            walker, max_iter=max_iter, random_state=rng, time_limit=remaining,
+            callback=callback, **options,
+        )
+        count, _, Theta_count = walker.best_count
+        Theta_fun = res.x.reshape(problem.D, problem.m)
+        h = res.history
+        modes = np.array(EPTS_MODES)[h["mode"]]
+        counts = np.asarray(walker.counts[: len(h)], dtype=float)
+        history = _history(h["value"], counts, modes)
+        fun, nit, status, message = float(res.fun), int(res.nit), int(res.status), res.message
+    else:
+        fw_callback = None if callback is None else (lambda k, Th, v: callback(k, None, v))
+        Theta, hist, status, message = frank_wolfe(
+            problem, walker.blocks, max_iter=max_iter, time_limit=remaining,
+            callback=fw_callback, **options,
+        )
+        final = walker_from_theta(problem, Theta, walker.objective, rng)
+        candidates = [walker.best_count, final.best_count]
+        count, _, Theta_count = min(candidates, key=lambda c: c[:2])
+        Theta_fun, fun = final.theta(), final.value
+        history = _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw"))
+        nit = len(hist) - 1
+    return {
+        "start": kind,
+        "Theta_count": Theta_count,
+        "Theta_fun": Theta_fun,
+        "fun": fun,
+        "n_errors": count,
+        "nit": nit,
+        "status": status,
+        "message": message,
+        "history": history,
+        "time": {"start": t_start, "total": time.perf_counter() - t0},
+    }
+
+
+def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
+             time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
+             sample_weight=None, init="auto", options=None):
+    """Globally optimise the decisions of a fixed-structure tree (paper §5).
+
+    Parameters
+    ----------
+    tree : gto.Tree or fitted sklearn DecisionTreeClassifier
+        Structure and leaf classes to keep; its splits are a starting point
+        (all become oblique).
+    X, y : training data.
+    objective : "product" (eq. 19), "minimum" (eq. 17), "count" (eq. 15) or
+        "lexicographic" (count first, then the minimum error).
+    method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
+    p : 1 or 2, the power on the decision errors.
+    max_iter : tabu moves or Frank-Wolfe iterations per restart.
+    time_limit : seconds of wall time for the whole call; the best tree so far
+        is returned when it runs out (likewise on Ctrl-C).
+    restarts : number of starts; the first from ``init``, the others random
+        (the second is the greedy LP tree when the first is the given tree).
+    n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
+    random_state : int, Generator or None; runs are reproducible from it.
+    callback : ``callback(iteration, walker, value)``, True to stop; only with
+        ``n_jobs=1``.
+    sample_weight : per-point weights.
+    init : "auto" (the tree if it has splits, else the greedy LP tree),
+        "tree", "greedy" or "random".
+    options : extra keyword arguments for :func:`tabu.search` or
+        :func:`gto.frank_wolfe.frank_wolfe`.
+
+    Returns
+    -------
+    scipy.optimize.OptimizeResult with ``tree`` (fewest training errors, ties
+    by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
+    and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
+    ``history`` (structured array: iteration, value, n_errors, mode, of the
+    winning restart), ``restarts`` (per-restart summaries), ``time``,
+    ``status``, ``message``, ``success``.
+    """
+    t0 = time.perf_counter()
+    tree = as_tree(tree)
+    _check_args(objective, method, p, max_iter, restarts, time_limit, init)
+    if callback is not None and n_jobs != 1 and restarts > 1:
+        raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
+    problem = TreeProblem(tree, X, y, sample_weight, p)
+    start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
+    first = init
+    if init == "auto":
+        first = "tree" if np.any(tree.W != 0) else "greedy"
+    kinds = [first] + (["greedy"] if first == "tree" else [])
+    kinds = (kinds + ["random"] * restarts)[:restarts]
+    seeds = np.random.SeedSequence(
+        random_state if not isinstance(random_state, np.random.Generator)
+        else random_state.integers(2**63)
+    ).spawn(restarts)
+    deadline = None if time_limit is None else time.time() + time_limit
+    jobs = [
+        delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                             callback, dict(options or {}))
+        for kind, seed in zip(kinds, seeds)
+    ]
+    runs, interrupted = [], False
+    try:
+        if n_jobs == 1 or restarts == 1:
+            for job in jobs:
+                runs.append(job[0](*job[1], **job[2]))
+                if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
+                    break
+        else:
+            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                runs.append(run)
+    except KeyboardInterrupt:
+        interrupted = True
+    return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+
+
+def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    weighted = not np.all(w == 1)
+
+    def errors(t):
+        e = t.n_errors(X, y, w)
+        return e if weighted else int(round(e))
+
+    summaries = [
+        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time")}
+        for r in runs
+    ]
+    if runs:
+        best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
+        found = problem.tree_of(best["Theta_count"])
+        by_fun = min(runs, key=lambda r: r["fun"])
+        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
+        history, nit = best["history"], sum(r["nit"] for r in runs)
+    else:
+        found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
+    n_errors = errors(found)
+    if n_errors > start_errors:  # round-off at a boundary: never return worse than given
+        found, n_errors = tree.copy(), errors(tree)
+    fun = _objective_value(problem, found, objective)
+    if interrupted:
+        status, message = 3, "interrupted; best tree so far returned"
+    elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
+        status, message = 1, "time limit reached; best tree so far returned"
+    else:
+        status, message = 0, f"{len(runs)} restart(s) finished"
+    return OptimizeResult(
+        tree=found, n_errors=n_errors, fun=fun, tree_min_fun=tree_min_fun,
+        min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
+        nit=nit, history=history, restarts=summaries, status=status, message=message,
+        success=bool(runs), time=time.perf_counter() - t0,
+    )
+
+
+def _objective_value(problem, tree, objective):
+    Z = problem.X1 @ problem.theta_of(tree).T
+    return float(problem.objective(objective, Z)(problem.leaf_errors(Z)))

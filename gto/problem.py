@@ -1,0 +1,157 @@
+"""A tree fitting problem prepared once: merged, scaled data and its triples.
+
+Everything the walker, the crossover, Frank-Wolfe and the starting points
+share: ``X1 = [x', -1]`` on the internally scaled data (so decision values
+are ``X1 @ theta_d``), per-decision triple rows ``s [x', -1]``, the leaves of
+each point's class, and the objective of paper §3 over cached leaf errors.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_fit_data
+from .formulation import build_triples, class_leaf_mask, merge_duplicates
+from .objectives import OBJECTIVES
+from ._kernels import move_sums, strict_errors
+from .scaling import Scaler
+from .tree import Tree
+
+WALK_OBJECTIVES = OBJECTIVES + ("lexicographic",)
+
+
+class Objective:
+    """Paper eq. 15/17/19 summed over points, for the walker.
+
+    ``values(Zd, d, EL, ER, LE)`` scores candidate values ``Zd`` (N, M) of
+    decision d against the cached decision and leaf errors; calling the
+    objective on leaf errors ``LE`` scores the current vertex.
+    "lexicographic" is the count first, then the minimum error:
+    ``count + eps * m / (m + m0)``, with eps below the smallest point weight
+    so that a lower count always wins, and m0 the minimum error it was built
+    with.
+    """
+
+    def __init__(self, name, problem, lex_scale=1.0):
+        if name not in WALK_OBJECTIVES:
+            raise ValueError(f"objective must be one of {WALK_OBJECTIVES}, got {name!r}")
+        self.name = name
+        self.problem = problem
+        self.product = name == "product"
+        weight = problem.weight
+        positive = weight[weight > 0]
+        self.eps = 0.5 * (positive.min() if positive.size else 1.0)
+        self.lex_scale = max(float(lex_scale), 1e-12)
+        self._no_side = np.zeros(problem.K, dtype=np.int8)
+        self._zero = np.zeros((problem.N, 1))
+
+    def _finish(self, sums):
+        total, count = sums
+        if self.name in ("product", "minimum"):
+            return total
+        if self.name == "count":
+            return count
+        return count + self.eps * total / (total + self.lex_scale)
+
+    def values(self, Zd, d, EL, ER, LE):
+        """Objective (M,) if decision d's values became the columns of ``Zd``."""
+        P = self.problem
+        sums = move_sums(Zd, EL[:, d], ER[:, d], LE, P.point_leaves, P.sides[:, d],
+                         P.weight, P.p, self.product)
+        return self._finish(sums)
+
+    def __call__(self, LE):
+        """Objective of the (N, K) leaf errors."""
+        P = self.problem
+        zero = self._zero[:, 0]
+        sums = move_sums(self._zero, zero, zero, LE, P.point_leaves, self._no_side,
+                         P.weight, P.p, self.product)
+        return float(self._finish(sums)[0])
+
+
+class TreeProblem:
+    """Validated, merged and scaled data for one tree structure."""
+
+    def __init__(self, tree, X, y, sample_weight=None, p=1):
+        X, y, w = check_fit_data(tree, X, y, sample_weight)
+        self.structure = tree.structure
+        self.template = tree
+        self.n_features = tree.n_features
+        self.X_orig, self.y_orig, self.w_orig = X, y, w
+        Xm, ym, wm, _ = merge_duplicates(X, y, w)
+        keep = wm > 0
+        _, codes = np.unique(ym, return_inverse=True)
+        order = np.argsort(codes.reshape(-1)[keep], kind="stable")  # group points by class
+        Xm, ym, wm = Xm[keep][order], ym[keep][order], wm[keep][order]
+        self.scaler = Scaler(Xm)
+        Xs = self.scaler.transform(Xm)
+        self.N, self.n = Xs.shape
+        self.m = self.n + 1
+        self.X1 = np.column_stack([Xs, -np.ones(self.N)])
+        self.y = ym
+        self.weight = wm
+        self.p = p
+        self.sides = tree.sides
+        self.D, self.K = tree.n_decisions, tree.n_leaves
+        self.SL = (self.sides == -1).astype(float)  # (K, D)
+        self.SR = (self.sides == +1).astype(float)
+        self.mask = class_leaf_mask(tree, ym)
+        self.leaf_slices = []
+        for k in range(self.K):
+            idx = np.flatnonzero(self.mask[:, k])
+            self.leaf_slices.append(slice(idx[0], idx[-1] + 1) if idx.size else slice(0, 0))
+        n_class_leaves = self.mask.sum(axis=1)
+        self.point_leaves = np.full((self.N, int(n_class_leaves.max())), -1, dtype=np.int64)
+        for i, leaves in enumerate(self.mask):
+            self.point_leaves[i, : n_class_leaves[i]] = np.flatnonzero(leaves)
+        kinds = {"d": 0, "l": 1}
+        self.child_kind = np.array([[kinds[c[0]] for c in pair] for pair in tree.children])
+        self.child_index = np.array([[c[1] for c in pair] for pair in tree.children])
+        self.triples = build_triples(tree, ym)
+        t = self.triples
+        self.T = len(t)
+        self.n_theta = self.D * self.m
+        self.start = t.start
+        self.triple_decision = t.decision
+        self.rows, self.row_points, self.row_sides = [], [], []
+        for d in range(self.D):
+            sl = slice(t.start[d], t.start[d + 1])
+            self.rows.append(t.side[sl, None] * self.X1[t.point[sl]])
+            self.row_points.append(t.point[sl])
+            self.row_sides.append(t.side[sl])
+        self.triple_weight = [self.weight[pts] for pts in self.row_points]
+
+    # -- evaluation ------------------------------------------------------------
+    def decision_errors(self, Z):
+        left = np.maximum(0.0, 1.0 + Z)
+        right = np.maximum(0.0, 1.0 - Z)
+        if self.p != 1:
+            left, right = left**self.p, right**self.p
+        return left, right
+
+    def leaf_errors(self, Z):
+        left, right = self.decision_errors(Z)
+        return left @ self.SL.T + right @ self.SR.T
+
+    def n_errors(self, Z):
+        """Weighted misclassified count under the strict rule (z <= 0 goes left)."""
+        return strict_errors(np.ascontiguousarray(Z), self.child_kind, self.child_index,
+                             self.mask, self.weight)
+
+    def objective(self, name, Z=None):
+        """The objective callable; the lexicographic one is scaled at ``Z``."""
+        scale = 1.0
+        if name == "lexicographic" and Z is not None:
+            LE = self.leaf_errors(Z)
+            scale = self.weight @ np.where(self.mask, LE, np.inf).min(axis=1)
+        return Objective(name, self, lex_scale=scale)
+
+    # -- trees -----------------------------------------------------------------
+    def theta_of(self, tree):
+        """Scaled (D, n + 1) parameters of a tree given in original units."""
+        W, gamma = self.scaler.to_scaled(tree.W, tree.gamma)
+        return np.column_stack([W, gamma])
+
+    def tree_of(self, Theta):
+        """The tree in original units for scaled parameters ``Theta``."""
+        W, gamma = self.scaler.to_original(Theta[:, :-1], Theta[:, -1])
+        return Tree(self.structure, self.n_features, W=W, gamma=gamma)

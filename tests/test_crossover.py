@@ -1,0 +1,64 @@
+"""Crossover (Theorem 4.1) and the block simplex for the weighted robust LP."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.optimize import linprog
+from sklearn.tree import DecisionTreeClassifier
+
+import gto
+import problems
+from gto.hinge_lp import solve_hinge_lp
+from gto.problem import TreeProblem
+from gto.walker import walker_from_theta
+from conftest import random_tree
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(1, 4), D=st.integers(1, 4),
+       n_classes=st.integers(2, 3))
+def test_crossover_never_adds_errors(seed, n, D, n_classes):
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, D, list(range(n_classes)), n)
+    X = rng.normal(size=(50, n))
+    y = rng.choice(np.unique(tree.leaf_classes), 50)
+    y[: len(np.unique(tree.leaf_classes))] = np.unique(tree.leaf_classes)
+    P = TreeProblem(tree, X, y)
+    Theta = P.theta_of(tree)
+    before = tree.n_errors(X, y)
+    W = walker_from_theta(P, Theta, P.objective("product"), rng)
+    assert W.count <= before
+    assert P.tree_of(W.theta()).n_errors(X, y) <= before
+    for b in W.blocks:
+        assert np.allclose(1 - b.rows[b.tight] @ b.theta, 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["heart", "cancer", "liver"])
+def test_crossover_of_cart_trees(name):
+    X, y = problems.load(name)
+    for depth in (2, 3):
+        cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+        tree = gto.Tree.from_sklearn(cart)
+        P = TreeProblem(tree, X, y)
+        W = walker_from_theta(P, P.theta_of(tree), P.objective("product"), 0)
+        assert P.tree_of(W.theta()).n_errors(X, y) <= tree.n_errors(X, y)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hinge_lp_matches_highs(seed):
+    rng = np.random.default_rng(seed)
+    name = ["heart", "cancer", "liver"][seed % 3]
+    X, y = problems.load(name)
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
+    P = TreeProblem(tree, X, y)
+    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    for b in W.blocks:
+        T, m = b.rows.shape
+        cost = rng.uniform(0, 2, T) * (rng.random(T) < 0.8)
+        value, _ = solve_hinge_lp(b, cost)
+        ref = linprog(
+            np.concatenate([np.zeros(m), cost]),
+            A_ub=np.hstack([-b.rows, -np.eye(T)]), b_ub=-np.ones(T),
+            bounds=[(None, None)] * m + [(0, None)] * T, method="highs",
+        )
+        assert value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+        assert cost @ np.maximum(0, 1 - b.rows @ b.theta) == pytest.approx(value, rel=1e-9)

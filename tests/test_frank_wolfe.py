@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+import gto
+import problems
+from gto.frank_wolfe import frank_wolfe, product_polynomial
+from gto.problem import TreeProblem
+from gto.walker import walker_from_theta
+from conftest import random_tree
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("name", ["heart", "diabetes"])
+def test_frank_wolfe_is_monotone(name, p):
+    X, y = problems.load(name)
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
+    P = TreeProblem(tree, X, y, p=p)
+    rng = np.random.default_rng(0)
+    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    Theta, history, status, message = frank_wolfe(P, W.blocks, max_iter=60)
+    values = history[:, 1]
+    assert values[0] == pytest.approx(W.value, rel=1e-9)
+    assert np.all(np.diff(values) <= 1e-9 * values[0])
+    assert values[-1] < values[0]
+    final = P.tree_of(Theta)
+    assert values[-1] == pytest.approx(gto.error(final, X, y, "product", p), rel=1e-8)
+
+
+def test_line_search_polynomial_is_exact():
+    """f(y + lambda d) from the polynomial equals the product error evaluated directly."""
+    rng = np.random.default_rng(3)
+    tree = random_tree(rng, 4, [0, 1, 2], 3)
+    X = rng.normal(size=(40, 3))
+    y = rng.choice(np.unique(tree.leaf_classes), 40)
+    y[:3] = np.unique(tree.leaf_classes)[:3] if len(np.unique(tree.leaf_classes)) == 3 else y[:3]
+    for p in (1, 2):
+        P = TreeProblem(tree, X, y, p=p)
+        YL, YR = rng.random((P.N, P.D)), rng.random((P.N, P.D))
+        dL, dR = rng.normal(size=(P.N, P.D)), rng.normal(size=(P.N, P.D))
+        coef = product_polynomial(P, YL, YR, dL, dR)
+        for lam in (0.0, 0.3, 1.0):
+            L, R = YL + lam * dL, YR + lam * dR
+            LE = L**p @ P.SL.T + R**p @ P.SR.T
+            direct = P.weight @ np.where(P.mask, LE, 1).prod(axis=1)
+            assert np.polynomial.Polynomial(coef)(lam) == pytest.approx(direct, rel=1e-10)

@@ -1,0 +1,126 @@
+"""The structured walker against independent truths: gto.error on the neighbour tree."""
+import copy
+
+import numpy as np
+import pytest
+
+import gto
+import problems
+from gto.problem import TreeProblem
+from gto.walker import walker_from_theta
+from conftest import random_tree
+
+
+def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3):
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, D, list(classes), n)
+    X = rng.normal(size=(N, n))
+    y = rng.choice(np.unique(tree.leaf_classes), N)
+    y[: len(np.unique(tree.leaf_classes))] = np.unique(tree.leaf_classes)
+    P = TreeProblem(tree, X, y, p=p)
+    Theta = rng.normal(size=(P.D, P.m))
+    W = walker_from_theta(P, Theta, P.objective(objective, P.X1 @ Theta.T), rng)
+    return P, W, X, y
+
+
+def test_vertex_structure():
+    P, W, X, y = make_walker(0)
+    for b in W.blocks:
+        assert len(b.tight) == P.m
+        assert b.residual() < 1e-10
+        r = 1 - b.rows @ b.theta
+        assert np.allclose(r[b.tight], 0, atol=1e-10)
+        # y basic where violated, u basic where strictly satisfied
+        free = ~b.in_block
+        assert np.all(b.ybasic[free & (r > 1e-9)]) and not np.any(b.ybasic[free & (r < -1e-9)])
+
+
+@pytest.mark.parametrize("objective", ["product", "minimum", "count"])
+@pytest.mark.parametrize("p", [1, 2])
+def test_walker_value_is_the_paper_error(objective, p):
+    P, W, X, y = make_walker(1, objective, p, classes=(0, 1, 2), D=4)
+    tree = P.tree_of(W.theta())
+    assert W.value == pytest.approx(gto.error(tree, X, y, objective, p), rel=1e-9, abs=1e-7)
+    assert W.count == tree.n_errors(X, y)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("objective", ["product", "minimum", "count"])
+def test_every_neighbour_value_matches_the_moved_tree(seed, objective):
+    P, W, X, y = make_walker(seed, objective, p=1 + seed % 2)
+    entering, leaving, values = W.candidates()
+    assert len(entering) > 0
+    for e, l, v in zip(entering, leaving, values):
+        assert W.evaluate(e) == (l, pytest.approx(v, rel=1e-9, abs=1e-9))
+        nb = copy.deepcopy(W)
+        nb.pivot(e, l)
+        tree = P.tree_of(nb.theta())
+        assert nb.value == pytest.approx(v, rel=1e-8, abs=1e-8)
+        assert v == pytest.approx(gto.error(tree, X, y, objective, P.p), rel=1e-7, abs=1e-7)
+        # the neighbour is a vertex: every block has m tight, independent triples
+        for b in nb.blocks:
+            assert abs(np.linalg.det(b.rows[b.tight])) > 1e-12
+            assert np.allclose(1 - b.rows[b.tight] @ b.theta, 0, atol=1e-9)
+        # only one decision moved
+        moved = [not np.allclose(a, b) for a, b in zip(W.theta(), nb.theta())]
+        assert sum(moved) <= 1
+
+
+def test_edges_are_the_first_crossing():
+    """Along an edge no slack of the moving decision changes sign before the step."""
+    P, W, X, y = make_walker(5)
+    for d, b in enumerate(W.blocks):
+        steps, leave = b.ratio_test_all()
+        for j in np.flatnonzero(leave >= 0):
+            q, sigma = (j, 1.0) if j < P.m else (j - P.m, -1.0)
+            direction = sigma * b.Binv[:, q]
+            r0 = 1 - b.rows @ b.theta
+            for frac in (0.25, 0.5, 0.99):
+                r = 1 - b.rows @ (b.theta + frac * steps[j] * direction)
+                free = ~b.in_block
+                assert np.all(np.sign(r[free]) == np.sign(r0[free]))
+
+
+def test_non_edges_are_refused():
+    P, W, X, y = make_walker(2)
+    e, l, v = W.candidates()
+    basic = W.basis()
+    assert W.evaluate(int(basic[-1])) == (-1, pytest.approx(np.nan, nan_ok=True))
+    with pytest.raises(ValueError):
+        W.pivot(int(e[0]), int(l[0]) + 1)
+
+
+def test_pseudo_rows_pin_lineality():
+    """Points in a plane of R^3: the walker still stands on vertices, and values stay right."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[:, 2] = 0.5 * X[:, 0] - X[:, 1]  # rank-deficient for every decision
+    X[:20, 2] = X[:20, 0]  # ... but the whole set spans R^3
+    y = (X[:, 0] > 0).astype(int)
+    y[:20] = 2  # class 2 only at the right child
+    tree = gto.Tree.from_structure((0, (1, 2)), 3)
+    P = TreeProblem(tree, X, y)
+    Theta = rng.normal(size=(2, P.m))
+    W = walker_from_theta(P, Theta, P.objective("product"), rng)
+    e, l, v = W.candidates()
+    for ent, lv, val in zip(e, l, v):
+        nb = copy.deepcopy(W)
+        nb.pivot(ent, lv)
+        assert val == pytest.approx(gto.error(P.tree_of(nb.theta()), X, y), rel=1e-7)
+
+
+def test_structured_walker_on_real_data_is_consistent_after_many_pivots():
+    X, y = problems.load("cancer")  # integer features: many degenerate vertices
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
+    P = TreeProblem(tree, X, y)
+    rng = np.random.default_rng(0)
+    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    for _ in range(300):
+        e, l, v = W.candidates()
+        j = rng.integers(len(e))
+        W.pivot(e[j], l[j])
+        assert W.value == pytest.approx(v[j], rel=1e-8, abs=1e-8)
+    tree = P.tree_of(W.theta())
+    assert W.value == pytest.approx(gto.error(tree, X, y), rel=1e-7)
+    assert W.count == tree.n_errors(X, y)
+    assert max(b.residual() for b in W.blocks) < 1e-8
