@@ -43,7 +43,7 @@ class StandardForm:
 
     def from_user(self, u) -> np.ndarray:
         """The standard-form point (slacks included) of user point ``u``."""
-        u = _vector("x0", u, self.n_user)
+        u = check_vector("x0", u, self.n_user)
         x = np.zeros(self.A.shape[1])
         x[: self.n_user] = self.sign * (u - self.shift)
         left = self.b - self.A[:, : self.n_user] @ x[: self.n_user]
@@ -51,7 +51,7 @@ class StandardForm:
         return x
 
 
-def _vector(name, v, size=None) -> np.ndarray:
+def check_vector(name, v, size=None) -> np.ndarray:
     try:
         v = np.asarray(v, dtype=float)
     except (TypeError, ValueError):
@@ -65,7 +65,7 @@ def _vector(name, v, size=None) -> np.ndarray:
     return v
 
 
-def _matrix(name, M, n):
+def check_matrix(name, M, n):
     if sp.issparse(M):
         M = sp.csc_matrix(M, dtype=float)
         data = M.data
@@ -131,13 +131,13 @@ def n_variables(c, A_ub, A_eq, bounds) -> int:
 def to_standard_form(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None)) -> StandardForm:
     """Convert ``min c u s.t. A_ub u <= b_ub, A_eq u = b_eq, lb <= u <= ub`` (``c`` may be None)."""
     n = n_variables(c, A_ub, A_eq, bounds)
-    c = np.zeros(n) if c is None else _vector("c", c, n)
+    c = np.zeros(n) if c is None else check_vector("c", c, n)
     if (A_ub is None) != (b_ub is None) or (A_eq is None) != (b_eq is None):
         raise ValueError("give A_ub with b_ub and A_eq with b_eq")
-    A_ub = _matrix("A_ub", np.zeros((0, n)) if A_ub is None else A_ub, n)
-    A_eq = _matrix("A_eq", np.zeros((0, n)) if A_eq is None else A_eq, n)
-    b_ub = _vector("b_ub", np.zeros(0) if b_ub is None else np.atleast_1d(b_ub), A_ub.shape[0])
-    b_eq = _vector("b_eq", np.zeros(0) if b_eq is None else np.atleast_1d(b_eq), A_eq.shape[0])
+    A_ub = check_matrix("A_ub", np.zeros((0, n)) if A_ub is None else A_ub, n)
+    A_eq = check_matrix("A_eq", np.zeros((0, n)) if A_eq is None else A_eq, n)
+    b_ub = check_vector("b_ub", np.zeros(0) if b_ub is None else np.atleast_1d(b_ub), A_ub.shape[0])
+    b_eq = check_vector("b_eq", np.zeros(0) if b_eq is None else np.atleast_1d(b_eq), A_eq.shape[0])
     lb, ub = parse_bounds(bounds, n)
 
     free = np.isinf(lb) & np.isinf(ub)
