@@ -229,6 +229,8 @@ class RevisedSimplex:
 def _singleton_slacks(A, free) -> np.ndarray:
     """Per row, a sign-constrained column whose only nonzero is positive and in that row (or -1)."""
     m, n = A.shape
+    if m == 0:
+        return np.zeros(0, dtype=np.intp)
     if sp.issparse(A):
         A = A.tocsc()
         counts = np.diff(A.indptr)
