@@ -68,43 +68,64 @@ def default_tenures(c: int) -> tuple[int, int]:
     return max(1, round(t)), max(1, round(t / 4.0))
 
 
+def _tabu_mask(E, L, it, te, tl, last_left, last_entered):
+    """Which moves (E[i], L[i]) are tabu at iteration ``it`` (recency memory)."""
+    return (last_left[E] >= it - te) | (last_entered[L] >= it - tl)
+
+
+def _moves(walker):
+    """The walker's moves as int/float arrays, NaN values as +inf."""
+    E, L, V = walker.candidates()
+    V = np.asarray(V, dtype=float)
+    if np.isnan(V).any():
+        V = np.where(np.isnan(V), np.inf, V)
+    return np.asarray(E, dtype=np.intp), np.asarray(L, dtype=np.intp), V
+
+
+def _pick(key, allowed, rng) -> int:
+    """Index of the smallest ``key`` among ``allowed`` (among all if none is), ties broken at random."""
+    masked = np.where(allowed, key, np.inf)
+    j = int(masked.argmin())
+    if masked[j] == np.inf:  # nothing allowed (or only +inf values): all keys compete
+        masked = key
+        j = int(masked.argmin())
+    ties = np.flatnonzero(masked == masked[j])
+    return j if ties.size <= 1 else int(ties[rng.integers(ties.size)])
+
+
 def _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng):
     """Make the candidate list; returns (move, list of entering variables, original length)."""
-    E, L, V = walker.candidates()
-    n = len(E)
-    if n == 0:
+    E, L, V = _moves(walker)
+    if E.size == 0:
         return None, [], 0
-    V = np.where(np.isnan(V), np.inf, np.asarray(V, dtype=float))
-    order = np.lexsort((rng.random(n), V))
-    Vs = V[order]
-    Es, Ls, Vl = E[order].tolist(), L[order].tolist(), Vs.tolist()
-    n_imp = int(np.searchsorted(Vs, thr, side="left"))
-    for i in range(n_imp):
-        if Vl[i] < asp or not (it - last_left[Es[i]] <= te or it - last_entered[Ls[i]] <= tl):
-            return (Es[i], Ls[i], Vl[i]), Es[:i] + Es[i + 1:n_imp], n_imp
-    for i in range(n_imp, n):
-        if not (it - last_left[Es[i]] <= te or it - last_entered[Ls[i]] <= tl):
-            return (Es[i], Ls[i], Vl[i]), [], 0
-    return (Es[0], Ls[0], Vl[0]), [], 0
+    tabu = _tabu_mask(E, L, it, te, tl, last_left, last_entered)
+    imp = np.flatnonzero(V < thr)
+    if imp.size:
+        order = imp[np.lexsort((rng.random(imp.size), V[imp]))]
+        ok = np.flatnonzero(~tabu[order] | (V[order] < asp))
+        if ok.size:
+            i = int(ok[0])
+            rest = E[order].tolist()
+            del rest[i]
+            j = order[i]
+            return (int(E[j]), int(L[j]), float(V[j])), rest, imp.size
+    j = _pick(V, ~tabu, rng)
+    return (int(E[j]), int(L[j]), float(V[j])), [], 0
 
 
-def _diversify(walker, it, asp, te, tl, last_left, last_entered, freq, entered_at, rho, rng):
-    """The admissible move minimising eq. 25 (the best of all if every move is tabu)."""
-    E, L, V = walker.candidates()
-    n = len(E)
-    if n == 0:
+def _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng):
+    """The admissible move minimising eq. 25 (the best of all if every move is tabu).
+
+    Frequency memory ``F``: iterations in the basis for a nonbasic variable,
+    that minus the iteration it entered for a basic one, so ``freq(e) - freq(l)
+    = F[e] - F[l] - it`` (entering e nonbasic, leaving l basic).
+    """
+    E, L, V = _moves(walker)
+    if E.size == 0:
         return None
-    V = np.where(np.isnan(V), np.inf, np.asarray(V, dtype=float))
-    El, Ll = E.tolist(), L.tolist()
-    fe = np.array([freq[e] for e in El], dtype=float)
-    fl = np.array([freq[l] + it - entered_at[l] for l in Ll], dtype=float)
-    score = V + (rho / it) * (fe - fl)
-    adm = np.array([not (it - last_left[e] <= te or it - last_entered[l] <= tl)
-                    for e, l in zip(El, Ll)], dtype=bool) | (V < asp)
-    order = np.lexsort((rng.random(n), score))
-    first = np.flatnonzero(adm[order])
-    i = int(order[first[0]] if first.size else order[0])
-    return El[i], Ll[i], float(V[i])
+    score = V + (rho / it) * (F[E] - F[L] - it)
+    j = _pick(score, ~_tabu_mask(E, L, it, te, tl, last_left, last_entered) | (V < asp), rng)
+    return int(E[j]), int(L[j]), float(V[j])
 
 
 def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit=None,
@@ -160,8 +181,9 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     m_div = max(1, math.ceil(diversification * c))
     rng = np.random.default_rng(random_state)
 
-    last_left, last_entered = [_NEVER] * c, [_NEVER] * c
-    freq, entered_at = [0] * c, [0] * c
+    last_left = np.full(c, _NEVER, dtype=np.int64)
+    last_entered = np.full(c, _NEVER, dtype=np.int64)
+    F = np.zeros(c, dtype=np.int64)  # frequency memory, see _diversify
     cur = float(walker.value)
     rho = max(abs(cur), 1.0) if rho is None else float(rho)
     best, best_it, best_x, best_basis, unsaved = cur, 0, None, None, True
@@ -198,8 +220,7 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
                     n_remakes += 1
                 remake = not cand or len(cand) * 8 < orig
             else:
-                move = _diversify(walker, it, asp, te, tl, last_left, last_entered, freq,
-                                  entered_at, rho, rng)
+                move = _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng)
             if move is None:
                 status = NO_MOVE
                 break
@@ -208,8 +229,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
                 best_x, best_basis, unsaved = walker.x, walker.basis(), False
             walker.pivot(e, l)
             last_entered[e] = last_left[l] = it
-            freq[l] += it - entered_at[l]
-            entered_at[e] = it
+            F[l] += it
+            F[e] -= it
             cur = v
             if v < best:
                 best, best_it, unsaved = v, it, True
