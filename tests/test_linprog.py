@@ -1,4 +1,6 @@
 """tabu.linprog against scipy/HiGHS on random LPs, warm starts, statuses and input checks."""
+import zlib
+
 import numpy as np
 import pytest
 import scipy.optimize as so
@@ -50,6 +52,8 @@ def _free(rng):
 
 def _check(c, A, b, Aeq, beq, bounds, sparse=False):
     ref = so.linprog(c, A, b, Aeq, beq, bounds=bounds, method="highs")
+    if ref.status == 2:  # HiGHS' presolve reports some unbounded LPs as infeasible: ask again without it
+        ref = so.linprog(c, A, b, Aeq, beq, bounds=bounds, method="highs", options={"presolve": False})
     if sparse:
         A = sp.csr_matrix(A)
         Aeq = None if Aeq is None else sp.csr_matrix(Aeq)
@@ -66,7 +70,7 @@ def _check(c, A, b, Aeq, beq, bounds, sparse=False):
 
 @pytest.mark.parametrize("kind,count", [(_general, 150), (_degenerate, 80), (_free, 40)])
 def test_matches_highs_on_random_lps(kind, count):
-    rng = np.random.default_rng(hash(kind.__name__) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(kind.__name__.encode()))
     statuses = [_check(*kind(rng), sparse=(i % 4 == 0)) for i in range(count)]
     assert statuses.count(0) >= 0.5 * count
 
