@@ -1,0 +1,295 @@
+"""Extreme point tabu search (paper §5.2, Algorithm 5.2) over any :class:`~tabu.walker.Walker`.
+
+:func:`search` is the driver; :func:`epts` runs it on the standard-form
+walker of a scipy-style polytope.
+
+Rules, with iteration ``t`` = the t-th move (1-based):
+
+* **Candidate list** - the improving moves (value < current - tol) found when
+  the list is made, best first (random tie-break).  Right after a remake the
+  best admissible one is taken; later iterations re-evaluate the entries in
+  order with ``walker.evaluate`` and take the first admissible improving one,
+  dropping entries no longer valid or improving.  The list is remade when it
+  is empty, shorter than 1/8 of its original length, or holds no admissible
+  improving move.  With no admissible improving move (a local minimum, or every
+  improving move tabu) the best non-tabu neighbour is taken even if worse; if
+  every neighbour is tabu, the best tabu one.
+* **Tabu (recency memory)** - move (e, l) is tabu at iteration t if e left the
+  basis at iteration s with ``t - s <= tenure_enter``, or l entered at s with
+  ``t - s <= tenure_leave``.  Defaults ``round(sqrt(c/8))`` and
+  ``round(sqrt(c/8)/4)``, both at least 1; ``c = walker.n_variables``.
+* **Aspiration** - a tabu move is admissible if its value beats the best seen.
+* **Frequency memory** - iterations each variable has spent in the basis.
+* **Stagnation** - after a move at iteration t in improvement mode, if at
+  least k = ceil(stagnation * c) iterations have passed since improvement mode
+  began and the best value has not moved by more than delta (relative) in the
+  last k iterations, ``|b_t - b_{t-k}| <= delta * max(|b_{t-k}|, zero_scale)``
+  with ``b_t`` the best value after move t, the next
+  m = ceil(diversification * c) moves are diversification moves: each takes
+  the admissible neighbour minimising eq. 25,
+  ``f(x') + rho / t * (freq(entering) - freq(leaving))``; then improvement
+  mode resumes with a fresh candidate list.  (The test is on the best value:
+  the current value of a search that cycles through a few vertices keeps
+  changing by more than delta and would never look stagnant.)  ``rho`` defaults to
+  ``max(|f(x_start)|, 1)``, so the frequency term (at most rho in size) outweighs
+  most objective differences between neighbours.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .result import OptimizeResult
+from .standard_walker import StandardFormWalker
+from .walker import Walker
+
+IMPROVE, DIVERSIFY = 0, 1
+#: names of the ``mode`` codes in ``history``
+MODES = ("improve", "diversify")
+#: dtype of ``result.history``; row 0 is the start, row t the vertex after move t
+HISTORY_DTYPE = np.dtype([("iteration", np.int64), ("value", np.float64),
+                          ("best", np.float64), ("mode", np.int8)])
+ITERATION_LIMIT, TIME_LIMIT, CALLBACK, INTERRUPTED, NO_MOVE = 0, 1, 2, 3, 4
+MESSAGES = {
+    ITERATION_LIMIT: "Iteration limit reached.",
+    TIME_LIMIT: "Time limit reached.",
+    CALLBACK: "Stopped by the callback.",
+    INTERRUPTED: "Interrupted by KeyboardInterrupt; best vertex so far returned.",
+    NO_MOVE: "No bounded edge leaves the current vertex.",
+}
+_NEVER = -(1 << 60)
+
+
+def default_tenures(c: int) -> tuple[int, int]:
+    """Tabu tenures ``(entering, leaving)``: ``sqrt(c/8)`` and a quarter of it, rounded, at least 1."""
+    t = math.sqrt(c / 8.0)
+    return max(1, round(t)), max(1, round(t / 4.0))
+
+
+def _tabu_mask(E, L, it, te, tl, last_left, last_entered):
+    """Which moves (E[i], L[i]) are tabu at iteration ``it`` (recency memory)."""
+    return (last_left[E] >= it - te) | (last_entered[L] >= it - tl)
+
+
+def _moves(walker):
+    """The walker's moves as int/float arrays, NaN values as +inf."""
+    E, L, V = walker.candidates()
+    V = np.asarray(V, dtype=float)
+    if np.isnan(V).any():
+        V = np.where(np.isnan(V), np.inf, V)
+    return np.asarray(E, dtype=np.intp), np.asarray(L, dtype=np.intp), V
+
+
+def _pick(key, allowed, rng) -> int:
+    """Index of the smallest ``key`` among ``allowed`` (among all if none is), ties broken at random."""
+    masked = np.where(allowed, key, np.inf)
+    j = int(masked.argmin())
+    if masked[j] == np.inf:  # nothing allowed (or only +inf values): all keys compete
+        masked = key
+        j = int(masked.argmin())
+    ties = np.flatnonzero(masked == masked[j])
+    return j if ties.size <= 1 else int(ties[rng.integers(ties.size)])
+
+
+def _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng):
+    """Make the candidate list; returns (move, list of entering variables, original length)."""
+    E, L, V = _moves(walker)
+    if E.size == 0:
+        return None, [], 0
+    tabu = _tabu_mask(E, L, it, te, tl, last_left, last_entered)
+    imp = np.flatnonzero(V < thr)
+    if imp.size:
+        order = imp[np.lexsort((rng.random(imp.size), V[imp]))]
+        ok = np.flatnonzero(~tabu[order] | (V[order] < asp))
+        if ok.size:
+            i = int(ok[0])
+            rest = E[order].tolist()
+            del rest[i]
+            j = order[i]
+            return (int(E[j]), int(L[j]), float(V[j])), rest, imp.size
+    j = _pick(V, ~tabu, rng)
+    return (int(E[j]), int(L[j]), float(V[j])), [], 0
+
+
+def _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng):
+    """The admissible move minimising eq. 25 (the best of all if every move is tabu).
+
+    Frequency memory ``F``: iterations in the basis for a nonbasic variable,
+    that minus the iteration it entered for a basic one, so ``freq(e) - freq(l)
+    = F[e] - F[l] - it`` (entering e nonbasic, leaving l basic).
+    """
+    E, L, V = _moves(walker)
+    if E.size == 0:
+        return None
+    score = V + (rho / it) * (F[E] - F[L] - it)
+    j = _pick(score, ~_tabu_mask(E, L, it, te, tl, last_left, last_entered) | (V < asp), rng)
+    return int(E[j]), int(L[j]), float(V[j])
+
+
+def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit=None,
+           callback=None, *, tenure_enter=None, tenure_leave=None, delta=0.02, stagnation=0.10,
+           diversification=0.15, rho=None, tol=1e-12, zero_scale=1e-12) -> OptimizeResult:
+    """Extreme point tabu search (Algorithm 5.2) driving ``walker``; rules in the module docstring.
+
+    Parameters
+    ----------
+    walker : Walker
+        Stands on the starting vertex; it is moved by the search.
+    max_iter : int
+        Number of moves (iterations).
+    random_state : None, int or numpy Generator
+        Breaks ties between equal-valued moves.
+    time_limit : float, optional
+        Wall-clock seconds (checked every few iterations, at most 64).
+    callback : callable, optional
+        ``callback(iteration, walker, best_value)`` after every move; a true
+        return value stops the search.
+    tenure_enter, tenure_leave, delta, stagnation, diversification, rho
+        Tabu parameters (module docstring).
+    tol : float
+        Improvement tolerance, relative to ``max(1, |value|)``.
+    zero_scale : float
+        Floor of ``|f|`` in the relative stagnation test, for values near 0.
+
+    Returns
+    -------
+    OptimizeResult
+        ``x``, ``fun``, ``basis``: the best vertex seen, its value and basis;
+        ``best_iteration``; ``nit`` (moves made); ``history``: structured
+        array (:data:`HISTORY_DTYPE`) with fields ``iteration``, ``value``,
+        ``best`` and ``mode`` (0 improve, 1 diversify, names in :data:`MODES`),
+        row 0 the start; ``status`` (0 iteration limit, 1 time limit,
+        2 callback stop, 3 KeyboardInterrupt, 4 no bounded neighbour),
+        ``success`` (status 0-2), ``message``; the parameters used:
+        ``tenure_enter``, ``tenure_leave``, ``stagnation_window`` (k),
+        ``diversification_moves`` (m), ``rho``; ``n_remakes``.
+    """
+    if not isinstance(walker, Walker):
+        raise TypeError("walker must implement tabu.Walker")
+    max_iter = int(max_iter)
+    if max_iter < 0:
+        raise ValueError("max_iter must be nonnegative")
+    c = int(walker.n_variables)
+    te0, tl0 = default_tenures(c)
+    te = te0 if tenure_enter is None else int(tenure_enter)
+    tl = tl0 if tenure_leave is None else int(tenure_leave)
+    if te < 0 or tl < 0 or not (delta >= 0 and stagnation > 0 and diversification > 0):
+        raise ValueError("tenures and delta must be nonnegative, stagnation and diversification positive")
+    k_stag = max(1, math.ceil(stagnation * c))
+    m_div = max(1, math.ceil(diversification * c))
+    rng = np.random.default_rng(random_state)
+
+    last_left = np.full(c, _NEVER, dtype=np.int64)
+    last_entered = np.full(c, _NEVER, dtype=np.int64)
+    F = np.zeros(c, dtype=np.int64)  # frequency memory, see _diversify
+    cur = float(walker.value)
+    rho = max(abs(cur), 1.0) if rho is None else float(rho)
+    best, best_it, best_x, best_basis, unsaved = cur, 0, None, None, True
+    hv, hb, hm = [0.0] * (max_iter + 1), [0.0] * (max_iter + 1), bytearray(max_iter + 1)
+    hv[0] = hb[0] = cur
+    cand, orig, remake = [], 0, True
+    mode, div_left, window = IMPROVE, 0, 0
+    done, status, n_remakes = 0, ITERATION_LIMIT, 0
+    clock = time.perf_counter
+    deadline = None if time_limit is None else clock() + float(time_limit)
+    next_check, check_step, last_check = 1, 1, clock()
+    try:
+        while done < max_iter:
+            it = done + 1
+            thr = cur - tol * (abs(cur) if abs(cur) > 1.0 else 1.0)
+            asp = best - tol * (abs(best) if abs(best) > 1.0 else 1.0)
+            move = None
+            if mode == IMPROVE:
+                if not remake:
+                    i = 0
+                    while i < len(cand):
+                        e = cand[i]
+                        l, v = walker.evaluate(e)
+                        if l < 0 or not v < thr:
+                            del cand[i]
+                        elif (it - last_left[e] <= te or it - last_entered[l] <= tl) and not v < asp:
+                            i += 1
+                        else:
+                            del cand[i]
+                            move = (e, l, v)
+                            break
+                if move is None:
+                    move, cand, orig = _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng)
+                    n_remakes += 1
+                remake = not cand or len(cand) * 8 < orig
+            else:
+                move = _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng)
+            if move is None:
+                status = NO_MOVE
+                break
+            e, l, v = move
+            if unsaved and not v < best:
+                best_x, best_basis, unsaved = walker.x, walker.basis(), False
+            walker.pivot(e, l)
+            last_entered[e] = last_left[l] = it
+            F[l] += it
+            F[e] -= it
+            cur = v
+            if v < best:
+                best, best_it, unsaved = v, it, True
+            hv[it], hb[it], hm[it] = v, best, mode
+            done = it
+            if mode == DIVERSIFY:
+                div_left -= 1
+                if div_left == 0:
+                    mode, remake, window = IMPROVE, True, it
+            elif it - window >= k_stag:
+                ref = hb[it - k_stag]
+                if abs(best - ref) <= delta * max(abs(ref), zero_scale):
+                    mode, div_left = DIVERSIFY, m_div
+            if callback is not None and callback(it, walker, best):
+                status = CALLBACK
+                break
+            if deadline is not None and it >= next_check:
+                now = clock()
+                if now >= deadline:
+                    status = TIME_LIMIT
+                    break
+                check_step = min(64, check_step * 2) if now - last_check < 0.01 else max(1, check_step // 2)
+                next_check, last_check = it + check_step, now
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+        if unsaved:
+            best = min(best, float(walker.value))
+    if unsaved:
+        best_x, best_basis = walker.x, walker.basis()
+
+    n = done + 1
+    history = np.empty(n, dtype=HISTORY_DTYPE)
+    history["iteration"] = np.arange(n)
+    history["value"] = hv[:n]
+    history["best"] = hb[:n]
+    history["mode"] = np.frombuffer(bytes(hm[:n]), dtype=np.int8)
+    return OptimizeResult(x=best_x, fun=best, basis=best_basis, best_iteration=best_it, nit=done,
+                          history=history, status=status, success=status in (0, 1, 2),
+                          message=MESSAGES[status], tenure_enter=te, tenure_leave=tl,
+                          stagnation_window=k_stag, diversification_moves=m_div, rho=rho,
+                          n_remakes=n_remakes)
+
+
+def epts(fun, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), max_iter=10_000,
+         random_state=None, *, x0=None, vectorized=False, time_limit=None, callback=None,
+         tenure_enter=None, tenure_leave=None, delta=0.02, stagnation=0.10, diversification=0.15,
+         rho=None, tol=1e-12) -> OptimizeResult:
+    """Minimise ``fun`` over the vertices of ``{A_ub u <= b_ub, A_eq u = b_eq, lb <= u <= ub}`` by EPTS.
+
+    ``fun(u) -> float`` of the user's variables, any callable (no smoothness
+    assumed); with ``vectorized=True`` it takes a (k, n) array and returns k
+    values.  The search starts at vertex ``x0`` if given (it must be one),
+    else at Phase 1's first vertex.  The polytope must have a vertex (no line
+    in it).  Tabu variables are the columns of the internal standard form
+    (:mod:`tabu.standard_form`).  Result as in :func:`search`; ``x`` is in the
+    user's variables and ``basis`` in standard-form columns.
+    """
+    walker = StandardFormWalker.from_inequalities(fun, A_ub, b_ub, A_eq, b_eq, bounds, x0=x0,
+                                                  vectorized=vectorized)
+    return search(walker, max_iter, random_state, time_limit, callback, tenure_enter=tenure_enter,
+                  tenure_leave=tenure_leave, delta=delta, stagnation=stagnation,
+                  diversification=diversification, rho=rho, tol=tol)
