@@ -17,6 +17,7 @@ setup(
     include_package_data=True,
     install_requires=[
         "numpy>=1.23",
+        "numba>=0.59",
         "scipy>=1.10",
         "cvxpy>=1.4",
         "highspy>=1.7",
