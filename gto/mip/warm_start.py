@@ -11,6 +11,7 @@ objective is therefore the start tree's (weighted) misclassified count, plus
 the weight of correctly classified points whose right turn has a normalised
 margin below ``epsilon`` (none unless two points nearly touch the
 hyperplane from both sides; ``start_objective`` in the result is exact).
+Constraints hold to ``TOL`` = 1e-9.
 With the symmetry cuts on, mirrored subtrees are swapped where a cut would
 be violated, by the same map that proves the cut valid.
 """
@@ -19,6 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree import Tree
+
+TOL = 1e-9
 
 
 def as_tree(start, tree):
@@ -45,27 +48,29 @@ def as_tree(start, tree):
 def _normalise(v_w, gamma, values, n, epsilon):
     """One decision in scaled units into the model's bounds, routing unchanged.
 
-    ``values`` are the decision values of all training points.  The gap G
-    between the two sides is split 1 : 99, so the left side ends at -G/100
-    (clear of rounding) and the right side keeps most of G as its margin.
+    ``values`` are the decision values of all training points.  The left
+    side is shifted to end at 0, so the right side's margin is the whole gap.
     """
     left, right = values <= 0, values > 0
     if not right.any():
         return np.zeros_like(v_w), 0.0  # every point left: value 0
     if not left.any():
         return np.zeros_like(v_w), -1.0  # every point right: value 1 >= epsilon
-    top, bottom = values[left].max(), values[right].min()
-    gamma = gamma + top + (bottom - top) / 100
+    gamma = gamma + values[left].max()
     scale = max(np.abs(v_w).max(), abs(gamma) / n)
     return v_w / scale, float(np.clip(gamma / scale, -n, n))
 
 
 def _routing(model, W, gamma):
-    """z and e of scaled decisions: a point takes its own-class leaf if reached with margin."""
+    """z and e of scaled decisions: a point takes its own-class leaf if reached with margin.
+
+    Sides are checked to ``TOL``, far inside the solver's feasibility
+    tolerance (1e-6 in HiGHS), so rounding in the shifts above loses nothing.
+    """
     V = model.Xs @ W.T - gamma  # (N, D)
     S = model.tree.sides[model.z_leaf]  # (nz, D)
     v = V[model.z_point]
-    ok = np.where(S < 0, v <= 0, np.where(S > 0, v >= model.epsilon, True)).all(axis=1)
+    ok = np.where(S < 0, v <= TOL, np.where(S > 0, v >= model.epsilon - TOL, True)).all(axis=1)
     z = ok.astype(float)
     e = 1.0 - np.bincount(model.z_point, weights=z, minlength=len(model.y))
     return z, e
