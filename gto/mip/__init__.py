@@ -7,6 +7,7 @@ classification tree.  Both model with cvxpy and run HiGHS by default
 can be chosen.
 """
 from .oblique import solve
+from .oct import solve_oct
 from .result import MIPResult
 
-__all__ = ["solve", "MIPResult"]
+__all__ = ["solve", "solve_oct", "MIPResult"]

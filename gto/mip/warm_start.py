@@ -105,3 +105,78 @@ def oblique_start(model, start):
         W, gamma = _flip(model, W, gamma, z)
         z, e = _routing(model, W, gamma)
     return {model.w: W.ravel(), model.gamma: gamma, model.z: z, model.e: e}
+
+
+def _cart(model, X, y, w):
+    from sklearn.tree import DecisionTreeClassifier
+
+    leaves = None if model.max_splits is None else model.max_splits + 1
+    if leaves == 1:
+        return None
+    return DecisionTreeClassifier(
+        max_depth=model.depth, min_samples_leaf=model.n_min, max_leaf_nodes=leaves, random_state=0
+    ).fit(X, y, sample_weight=w)
+
+
+def oct_start(model, start, X, y, w):
+    """Complete feasible assignment of an :class:`OCTModel` from a CART tree.
+
+    ``start`` is ``"cart"`` (fit scikit-learn's CART with the model's depth,
+    ``min_samples_leaf = n_min`` and at most ``max_splits + 1`` leaves on the
+    original data ``X, y, w``) or a fitted ``DecisionTreeClassifier``.  A CART
+    split ``x_f <= thr`` becomes ``a = e_f`` with ``b`` the smallest scaled
+    value of feature f above thr, so every point is routed as CART routes it;
+    a CART leaf above depth D becomes a chain of non-splits whose points all
+    go right.  Leaves then take their majority class.  ValueError when the
+    start breaks the depth, leaf size or split budget.
+    """
+    if isinstance(start, str):
+        if start != "cart":
+            raise ValueError(f"warm_start must be 'cart', None or a fitted tree, got {start!r}")
+        start = _cart(model, X, y, w)
+        if start is None:
+            return None
+    elif not (hasattr(start, "tree_") and hasattr(start, "classes_")):
+        raise TypeError(
+            "warm_start must be 'cart', None or a fitted sklearn DecisionTreeClassifier, "
+            f"got {type(start).__name__}"
+        )
+    t_ = start.tree_
+    if t_.n_features != X.shape[1]:
+        raise ValueError(f"warm_start has {t_.n_features} features, X has {X.shape[1]}")
+    if t_.max_depth > model.depth:
+        raise ValueError(f"warm_start has depth {t_.max_depth}, more than {model.depth}")
+    B, p = model.n_branch, X.shape[1]
+    a, b, d = np.zeros((B, p)), np.zeros(B), np.zeros(B)
+
+    def place(t, node):
+        if t >= B:
+            return
+        if node is not None and t_.children_left[node] != -1:
+            f, thr = t_.feature[node], t_.threshold[node]
+            above = model.Xs[model.X[:, f] > thr, f]
+            a[t, f], d[t], b[t] = 1.0, 1.0, above.min()
+            place(2 * t + 1, t_.children_left[node])
+            place(2 * t + 2, t_.children_right[node])
+        else:
+            place(2 * t + 1, None)
+            place(2 * t + 2, node)
+
+    place(0, 0)
+    leaf = model.routing(a, b, d)
+    z = np.zeros((len(model.y), B + 1))
+    z[np.arange(len(leaf)), leaf] = 1.0
+    N_kt = np.array([(model.weight * (model.y == k)) @ z for k in model.classes])
+    N_t = model.weight @ z
+    l = (N_t > 0).astype(float)
+    if np.any((N_t > 0) & (N_t < model.n_min)):
+        raise ValueError(f"warm_start has a leaf with fewer than n_min = {model.n_min} points")
+    if model.max_splits is not None and d.sum() > model.max_splits:
+        raise ValueError(f"warm_start has {int(d.sum())} splits, more than {model.max_splits}")
+    c = np.zeros_like(N_kt)
+    c[np.argmax(N_kt, axis=0), np.arange(B + 1)] = 1.0
+    c *= l
+    return {
+        model.a: a, model.b: b, model.d: d, model.z: z, model.l: l, model.c: c,
+        model.Lt: N_t - N_kt.max(axis=0),
+    }
