@@ -1,0 +1,13 @@
+"""Exact MIP backend (DESIGN §7): the fixed-structure oblique tree and OCT.
+
+``solve`` fits the weights of a fixed oblique tree to proven optimality (or
+a proven gap); ``solve_oct`` is Bertsimas & Dunn's axis-aligned optimal
+classification tree.  Both model with cvxpy and run HiGHS by default
+(through highspy, which accepts warm starts); any installed cvxpy MIP solver
+can be chosen.
+"""
+from .oblique import solve
+from .oct import solve_oct
+from .result import MIPResult
+
+__all__ = ["solve", "solve_oct", "MIPResult"]
