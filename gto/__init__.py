@@ -9,9 +9,10 @@ from .formulation import merge_duplicates, standard_form
 from .objectives import OBJECTIVES, error
 from .optimize import METHODS, optimize
 from .tree import Tree
+from . import mip  # noqa: E402  (gto.mip.solve / solve_oct)
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS",
+    "OBJECTIVES", "METHODS", "mip",
 ]
 __version__ = "0.1.0"
