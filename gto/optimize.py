@@ -229,7 +229,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     if n_errors > start_errors:  # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
     fun = _objective_value(problem, found, objective)
-    if interrupted:
+    if interrupted or any(r["status"] == 3 for r in runs):
         status, message = 3, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
         status, message = 1, "time limit reached; best tree so far returned"
