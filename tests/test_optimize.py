@@ -32,6 +32,10 @@ def test_never_worse_than_a_cart_tree(seed, depth, method):
     cart = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
     if cart.tree_.node_count == 1:
         return
+    if not set(y) <= set(gto.Tree.from_sklearn(cart).leaf_classes.tolist()):
+        with pytest.raises(ValueError, match="no leaf"):
+            gto.optimize(cart, X, y, method=method)
+        return
     res = gto.optimize(cart, X, y, method=method, max_iter=150, random_state=seed)
     assert res.n_errors <= gto.Tree.from_sklearn(cart).n_errors(X, y)
     assert res.start_n_errors == gto.Tree.from_sklearn(cart).n_errors(X, y)
