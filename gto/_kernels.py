@@ -37,8 +37,7 @@ def ratio_one(g, rabs, ybasic, in_block, sigma, tol):
 def ratio_all(G, rabs, ybasic, in_block, tol):
     """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G.
 
-    Same rule as :func:`ratio_one`; a ratio is only divided out when it wins
-    (``|r| < step * |h|``).
+    Same rule and arithmetic as :func:`ratio_one`, so ties break alike.
     """
     T, m = G.shape
     steps = np.full(2 * m, np.inf)
@@ -49,98 +48,19 @@ def ratio_all(G, rabs, ybasic, in_block, tol):
         r = rabs[t]
         sign = 1.0 if ybasic[t] else -1.0
         for q in range(m):
-            h = sign * G[t, q]
+            g = G[t, q]
+            h = sign * g
             if h > tol:
-                if r < steps[q] * h:
-                    steps[q] = r / h
+                ratio = r / abs(g)
+                if ratio < steps[q]:
+                    steps[q] = ratio
                     rows[q] = t
             elif h < -tol:
-                if r < steps[m + q] * -h:
-                    steps[m + q] = r / -h
+                ratio = r / abs(g)
+                if ratio < steps[m + q]:
+                    steps[m + q] = ratio
                     rows[m + q] = t
     return steps, rows
-
-
-@njit(cache=True)
-def move_sums(Zd, ELd, ERd, LE, point_leaves, side_d, weight, p, product):
-    """Per candidate column of ``Zd`` (decision d's new values): sums over points.
-
-    Returns ``(s0, s1)``, each (M,): s0 the weighted sum of the product
-    (``product``) or minimum of the class-leaf errors, s1 the weighted count
-    of points whose minimum exceeds COUNT_TOL.  ``point_leaves[i]`` lists the
-    leaves of point i's class (padded with -1); ``side_d[k]`` is -1/+1/0 for
-    leaf k at d.  A class leaf left of d has error ``left + el`` after a move
-    (its cached error less d's old left error), a right one ``right + er``;
-    the others keep theirs.  Loops are split so the common case (at most one
-    class leaf on each side of d) runs straight through the moves.
-    """
-    N, M = Zd.shape
-    L = point_leaves.shape[1]
-    s0 = np.zeros(M)
-    s1 = np.zeros(M)
-    left = np.empty(L)
-    right = np.empty(L)
-    for i in range(N):
-        nl = 0
-        nr = 0
-        prod = weight[i]
-        low = np.inf
-        for a in range(L):
-            k = point_leaves[i, a]
-            if k < 0:
-                break
-            s = side_d[k]
-            if s < 0:
-                left[nl] = LE[i, k] - ELd[i]
-                nl += 1
-            elif s > 0:
-                right[nr] = LE[i, k] - ERd[i]
-                nr += 1
-            else:
-                prod *= LE[i, k]
-                low = min(low, LE[i, k])
-        row = Zd[i]
-        if product and nl <= 1 and nr <= 1:
-            a0 = left[0] if nl else 1.0
-            ml = 1.0 if nl else 0.0
-            b0 = right[0] if nr else 1.0
-            mr = 1.0 if nr else 0.0
-            if p == 1:
-                for j in range(M):
-                    z = row[j]
-                    s0[j] += prod * (a0 + ml * max(1.0 + z, 0.0)) * (b0 + mr * max(1.0 - z, 0.0))
-            else:
-                for j in range(M):
-                    z = row[j]
-                    el = max(1.0 + z, 0.0)
-                    er = max(1.0 - z, 0.0)
-                    s0[j] += prod * (a0 + ml * el * el) * (b0 + mr * er * er)
-        elif product:  # two class leaves on one side of d
-            for j in range(M):
-                el = max(1.0 + row[j], 0.0) ** p
-                er = max(1.0 - row[j], 0.0) ** p
-                acc = prod
-                for a in range(nl):
-                    acc *= left[a] + el
-                for a in range(nr):
-                    acc *= right[a] + er
-                s0[j] += acc
-        else:  # min_k (base_k + e) = min_k base_k + e
-            w = weight[i]
-            a0 = np.inf
-            for a in range(nl):
-                a0 = min(a0, left[a])
-            b0 = np.inf
-            for a in range(nr):
-                b0 = min(b0, right[a])
-            for j in range(M):
-                el = max(1.0 + row[j], 0.0) ** p
-                er = max(1.0 - row[j], 0.0) ** p
-                acc = min(low, min(a0 + el, b0 + er))
-                s0[j] += w * acc
-                if acc > COUNT_TOL:
-                    s1[j] += w
-    return s0, s1
 
 
 @njit(cache=True)
@@ -161,3 +81,239 @@ def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
                 break
             node = child_index[node, s]
     return total
+
+
+@njit(cache=True)
+def block_update(Binv, rows, rhs, tight, q, leave, theta, r, rabs):
+    """Row q of the block becomes ``rows[leave]``: Sherman-Morrison on ``Binv``,
+    then ``theta = Binv @ rhs[tight]`` and the slacks ``r = rhs - rows @ theta``
+    (``rabs = |r|``, inf on block rows).  ``tight`` must already hold ``leave``.
+    """
+    m = Binv.shape[0]
+    col = Binv[:, q].copy()
+    g_out = 0.0
+    for a in range(m):
+        g_out += rows[leave, a] * col[a]
+    for c in range(m):
+        u = 0.0
+        for a in range(m):
+            u += rows[leave, a] * Binv[a, c]
+        u /= g_out
+        for a in range(m):
+            Binv[a, c] -= col[a] * u
+    for a in range(m):
+        Binv[a, q] += col[a] / g_out
+    for a in range(m):
+        acc = 0.0
+        for c in range(m):
+            acc += Binv[a, c] * rhs[tight[c]]
+        theta[a] = acc
+    for t in range(rows.shape[0]):
+        acc = rhs[t]
+        for a in range(m):
+            acc -= rows[t, a] * theta[a]
+        r[t] = acc
+        rabs[t] = abs(acc)
+    for c in range(m):
+        r[tight[c]] = 0.0
+        rabs[tight[c]] = np.inf
+
+
+@njit(cache=True)
+def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, Z, d, table, valid, entering,
+               leaving, offset):
+    """Decision d's 2m edge slots into the walker's edge table at row ``offset``.
+
+    Slot j < m frees block position q = j with sigma = +1 (u enters), slot
+    m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded
+    and frees a real triple.  Row ``offset + j`` of ``table`` gets the new
+    values ``z_d + sigma * step * H[:, q]`` with ``H = X1 @ M^-1``.  Variable
+    numbers follow :func:`gto.standard_form`.
+    """
+    m = tight.shape[0]
+    N = H.shape[0]
+    for j in range(2 * m):
+        q = j % m
+        ok = leave[j] >= 0 and tight[q] < n_real
+        valid[offset + j] = ok
+        if not ok:
+            continue
+        entering[offset + j] = base + tight[q] + (T if j < m else 0)
+        leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
+        c = (1.0 if j < m else -1.0) * steps[j]
+        for i in range(N):
+            table[offset + j, i] = Z[i, d] + c * H[i, q]
+
+
+@njit(cache=True)
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees):
+    """Per decision d and point i, the point's error as a function of d's new
+    decision errors (el, er), from the cached leaf errors; in place.
+
+    ``terms[d]`` stacks, over the points: the coefficients (lowest first) of
+    PL(el) = prod (base_k + el) over the class leaves left of d (rows 0..L),
+    of PR(er) likewise right of d (rows L+1..2L+1), then C, LOW, A0, B0.
+    Product (eq. 19): ``C * PL(el) * PR(er)``, C the weight times the product
+    over the class leaves not below d.  Minimum (eq. 17):
+    ``min(LOW, A0 + el, B0 + er)``.  ``base_k`` is leaf k's error less d's old
+    decision error on its side.  ``degrees[0, d]``, ``degrees[1, d]`` get the
+    degrees of PL and PR.
+    """
+    D, rows, N = terms.shape
+    L1 = (rows - 4) // 2
+    c_row = 2 * L1
+    terms[:, : c_row, :] = 0.0
+    degrees[:] = 0
+    for d in range(D):
+        P = terms[d]
+        for i in range(N):
+            P[0, i] = 1.0
+            P[L1, i] = 1.0
+            nl = 0
+            nr = 0
+            c = weight[i]
+            low = np.inf
+            a0 = np.inf
+            b0 = np.inf
+            for a in range(point_leaves.shape[1]):
+                k = point_leaves[i, a]
+                if k < 0:
+                    break
+                s = sides[k, d]
+                if s < 0:
+                    base = LE[i, k] - EL[i, d]
+                    a0 = min(a0, base)
+                    nl += 1
+                    for g in range(nl, 0, -1):  # multiply PL by (base + el)
+                        P[g, i] = P[g, i] * base + P[g - 1, i]
+                    P[0, i] *= base
+                elif s > 0:
+                    base = LE[i, k] - ER[i, d]
+                    b0 = min(b0, base)
+                    nr += 1
+                    for g in range(nr, 0, -1):
+                        P[L1 + g, i] = P[L1 + g, i] * base + P[L1 + g - 1, i]
+                    P[L1, i] *= base
+                else:
+                    c *= LE[i, k]
+                    low = min(low, LE[i, k])
+            P[c_row, i] = c
+            P[c_row + 1, i] = low
+            P[c_row + 2, i] = a0
+            P[c_row + 3, i] = b0
+            degrees[0, d] = max(degrees[0, d], nl)
+            degrees[1, d] = max(degrees[1, d], nr)
+
+
+@njit(cache=True)
+def _horner(P, start, deg, i, e):
+    acc = P[start + deg, i]
+    for g in range(deg - 1, -1, -1):
+        acc = acc * e + P[start + g, i]
+    return acc
+
+
+@njit(cache=True)
+def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
+    """Objective sums of the moves in ``rows`` of the edge table (see :func:`leaf_terms`).
+
+    Returns (len(rows), 2): the weighted sum of point errors (product or
+    minimum) and, for the minimum, the weighted count of points whose error
+    exceeds COUNT_TOL.  Each move is one contiguous pass over the points.
+    """
+    N = table.shape[1]
+    L1 = (terms.shape[1] - 4) // 2
+    c_row = 2 * L1
+    out = np.zeros((rows.shape[0], 2))
+    for r in range(rows.shape[0]):
+        j = rows[r]
+        d = row_decision[j]
+        P = terms[d]
+        dl = degrees[0, d]
+        dr = degrees[1, d]
+        acc0 = 0.0
+        acc1 = 0.0
+        if product and dl <= 1 and dr <= 1:
+            l0 = P[0]
+            l1 = P[1]
+            r0 = P[L1]
+            r1 = P[L1 + 1]
+            c = P[c_row]
+            for i in range(N):
+                z = table[j, i]
+                el = max(1.0 + z, 0.0)
+                er = max(1.0 - z, 0.0)
+                if p == 2:
+                    el *= el
+                    er *= er
+                acc0 += c[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
+        elif product:
+            for i in range(N):
+                el = max(1.0 + table[j, i], 0.0) ** p
+                er = max(1.0 - table[j, i], 0.0) ** p
+                acc0 += P[c_row, i] * _horner(P, 0, dl, i, el) * _horner(P, L1, dr, i, er)
+        else:
+            for i in range(N):
+                el = max(1.0 + table[j, i], 0.0) ** p
+                er = max(1.0 - table[j, i], 0.0) ** p
+                e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
+                acc0 += weight[i] * e
+                if e > COUNT_TOL:
+                    acc1 += weight[i]
+        out[r, 0] = acc0
+        out[r, 1] = acc1
+    return out
+
+
+@njit(cache=True)
+def vertex_update(X1, theta, d, Z, EL, ER, LE, sides, point_leaves, weight, p, product,
+                  child_kind, child_index, leaf_ok):
+    """Decision d moved to ``theta``: refresh its values and decision errors,
+    the leaf errors (eq. 13-14) below it (incrementally), and return the sums
+    of the objective (as :func:`table_sums`) and the strict misclassified count.
+    """
+    N, m = X1.shape
+    K = LE.shape[1]
+    s0 = 0.0
+    s1 = 0.0
+    wrong = 0.0
+    for i in range(N):
+        z = 0.0
+        for a in range(m):
+            z += X1[i, a] * theta[a]
+        el = max(1.0 + z, 0.0)
+        er = max(1.0 - z, 0.0)
+        if p == 2:
+            el *= el
+            er *= er
+        dl = el - EL[i, d]
+        dr = er - ER[i, d]
+        Z[i, d] = z
+        EL[i, d] = el
+        ER[i, d] = er
+        for k in range(K):
+            if sides[k, d] < 0:
+                LE[i, k] += dl
+            elif sides[k, d] > 0:
+                LE[i, k] += dr
+        acc = 1.0 if product else np.inf
+        for a in range(point_leaves.shape[1]):
+            k = point_leaves[i, a]
+            if k < 0:
+                break
+            if product:
+                acc *= LE[i, k]
+            else:
+                acc = min(acc, LE[i, k])
+        s0 += weight[i] * acc
+        if not product and acc > COUNT_TOL:
+            s1 += weight[i]
+        node = 0
+        while True:
+            s = 1 if Z[i, node] > 0 else 0
+            if child_kind[node, s] == 1:
+                if not leaf_ok[i, child_index[node, s]]:
+                    wrong += weight[i]
+                break
+            node = child_index[node, s]
+    return s0, s1, wrong

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import ratio_all, ratio_one
+from ._kernels import block_update, ratio_all, ratio_one
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
 REFACTOR_EVERY = 64  # rank-one updates between refactorisations
@@ -122,18 +122,14 @@ class Block:
     def pivot(self, q, sigma, leave):
         """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
         freed = self.tight[q]
-        a_new = self.rows[leave]
-        g_out = float(a_new @ self.Binv[:, q])
-        col = self.Binv[:, q].copy()
-        self.Binv -= np.outer(col, a_new @ self.Binv) / g_out
-        self.Binv[:, q] += col / g_out
         self.tight[q] = leave
         self.in_block[freed] = False
         self.in_block[leave] = True
         self.position[freed], self.position[leave] = -1, q
         self.ybasic[freed] = sigma < 0
         self.updates += 1
-        self._set_theta()
+        block_update(self.Binv, self.rows, self.rhs, self.tight, q, leave, self.theta, self.r,
+                     self.rabs)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

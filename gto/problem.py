@@ -11,8 +11,8 @@ import numpy as np
 
 from ._validation import check_fit_data
 from .formulation import build_triples, class_leaf_mask, merge_duplicates
-from .objectives import OBJECTIVES
-from ._kernels import move_sums, strict_errors
+from .objectives import COUNT_TOL, OBJECTIVES
+from ._kernels import strict_errors
 from .scaling import Scaler
 from .tree import Tree
 
@@ -22,13 +22,11 @@ WALK_OBJECTIVES = OBJECTIVES + ("lexicographic",)
 class Objective:
     """Paper eq. 15/17/19 summed over points, for the walker.
 
-    ``values(Zd, d, EL, ER, LE)`` scores candidate values ``Zd`` (N, M) of
-    decision d against the cached decision and leaf errors; calling the
-    objective on leaf errors ``LE`` scores the current vertex.
-    "lexicographic" is the count first, then the minimum error:
-    ``count + eps * m / (m + m0)``, with eps below the smallest point weight
-    so that a lower count always wins, and m0 the minimum error it was built
-    with.
+    Calling it on leaf errors ``LE`` (N, K) scores a vertex; ``finish`` turns
+    the kernels' (total, count) sums into objective values.  "lexicographic"
+    is the count first, then the minimum error: ``count + eps * m / (m + m0)``,
+    with eps below the smallest point weight so that a lower count always
+    wins, and m0 the minimum error it was built with.
     """
 
     def __init__(self, name, problem, lex_scale=1.0):
@@ -41,10 +39,9 @@ class Objective:
         positive = weight[weight > 0]
         self.eps = 0.5 * (positive.min() if positive.size else 1.0)
         self.lex_scale = max(float(lex_scale), 1e-12)
-        self._no_side = np.zeros(problem.K, dtype=np.int8)
-        self._zero = np.zeros((problem.N, 1))
 
-    def _finish(self, sums):
+    def finish(self, sums):
+        """Objective values from the kernels' (total, count) sums."""
         total, count = sums
         if self.name in ("product", "minimum"):
             return total
@@ -52,20 +49,15 @@ class Objective:
             return count
         return count + self.eps * total / (total + self.lex_scale)
 
-    def values(self, Zd, d, EL, ER, LE):
-        """Objective (M,) if decision d's values became the columns of ``Zd``."""
-        P = self.problem
-        sums = move_sums(Zd, EL[:, d], ER[:, d], LE, P.point_leaves, P.sides[:, d],
-                         P.weight, P.p, self.product)
-        return self._finish(sums)
-
     def __call__(self, LE):
         """Objective of the (N, K) leaf errors."""
         P = self.problem
-        zero = self._zero[:, 0]
-        sums = move_sums(self._zero, zero, zero, LE, P.point_leaves, self._no_side,
-                         P.weight, P.p, self.product)
-        return float(self._finish(sums)[0])
+        if self.product:
+            total = P.weight @ np.where(P.mask, LE, 1.0).prod(axis=1)
+            return float(total)
+        best = np.where(P.mask, LE, np.inf).min(axis=1)
+        sums = (np.array([P.weight @ best]), np.array([P.weight @ (best > COUNT_TOL)]))
+        return float(self.finish(sums)[0])
 
 
 class TreeProblem:

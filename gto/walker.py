@@ -5,6 +5,13 @@ one decision only, so the objective of a neighbour is updated from the cached
 leaf errors of the other decisions.  Variables are numbered as the columns of
 :func:`gto.standard_form`: ``[theta | y | u]``, so this walker and the
 standard-form reference walker name the same edges the same way.
+
+The edges live in one table: row ``d * 2m + j`` holds decision d's values
+at the end of edge slot j (see :func:`gto._kernels.fill_edges`).  A decision's
+rows stay valid until that decision pivots; the others' moves only change the
+leaf errors they are scored against, which are folded once per vertex into
+per-point polynomials (:func:`gto._kernels.leaf_terms`) so that scoring a move
+is one pass over the points.
 """
 from __future__ import annotations
 
@@ -14,7 +21,10 @@ import numpy as np
 
 from tabu.walker import Walker
 
+from ._kernels import fill_edges, leaf_terms, table_sums, vertex_update
 from .block import Block
+
+EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
 
 class TreeWalker(Walker):
@@ -28,20 +38,34 @@ class TreeWalker(Walker):
     """
 
     def __init__(self, problem, blocks, objective):
-        self.problem = problem
+        P = problem
+        self.problem = P
         self.blocks = blocks
         self.objective = objective
-        self.n_variables = problem.n_theta + 2 * problem.T
-        self.Z = np.column_stack([problem.X1 @ b.theta for b in blocks])
-        self.EL, self.ER = problem.decision_errors(self.Z)
-        self.LE = self.EL @ problem.SL.T + self.ER @ problem.SR.T
+        self.n_variables = P.n_theta + 2 * P.T
+        self.Z = np.column_stack([P.X1 @ b.theta for b in blocks])
+        self._exact_errors()
         self._value = float(objective(self.LE))
-        self.count = problem.n_errors(self.Z)
+        self.count = P.n_errors(self.Z)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
-        self._edges = [None] * len(blocks)
+        width = 2 * P.m
+        self._row_start = np.arange(P.D + 1) * width
+        self._row_decision = np.append(np.repeat(np.arange(P.D), width), 0)
+        self._table = np.zeros((P.D * width + 1, P.N))  # + a scratch row for stale edges
+        self._valid = np.zeros(P.D * width + 1, dtype=bool)
+        self._entering = np.zeros(P.D * width + 1, dtype=np.int64)
+        self._leaving = np.zeros(P.D * width + 1, dtype=np.int64)
+        self._fresh = [False] * P.D
+        self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
+        self._degrees = np.zeros((2, P.D), dtype=np.int64)
+        self._terms_fresh = False  # leaf terms match the current vertex
         self.pivots = 0
+
+    def _exact_errors(self):
+        self.EL, self.ER = self.problem.decision_errors(self.Z)
+        self.LE = self.EL @ self.problem.SL.T + self.ER @ self.problem.SR.T
 
     # -- Walker interface --------------------------------------------------------
     @property
@@ -65,24 +89,17 @@ class TreeWalker(Walker):
         return np.concatenate(ids)
 
     def candidates(self):
-        values, entering, leaving = [], [], []
         for d in range(len(self.blocks)):
-            Zd, e, l, _ = self._decision_edges(d)
-            if len(e):
-                values.append(self.objective.values(Zd, d, self.EL, self.ER, self.LE))
-                entering.append(e)
-                leaving.append(l)
-        if not values:
-            empty = np.array([], dtype=np.int64)
-            return empty, empty, np.array([])
-        return np.concatenate(entering), np.concatenate(leaving), np.concatenate(values)
+            self._refresh(d)
+        rows = np.flatnonzero(self._valid[:-1])
+        values = self._score(rows)
+        return self._entering[rows], self._leaving[rows], values
 
     def evaluate(self, entering):
         found = self._locate(entering)
         if found is None:
             return -1, float("nan")
-        d, _, _, _, leaving, z = found
-        return leaving, float(self.objective.values(z, d, self.EL, self.ER, self.LE)[0])
+        return found[4], float(self._score(np.array([found[5]]))[0])
 
     def pivot(self, entering, leaving):
         """Move along (entering, leaving); any leaving row that ties the ratio test is accepted."""
@@ -98,24 +115,49 @@ class TreeWalker(Walker):
             if not (0 <= leave < b.n_real) or not b.is_leaving(b.rows @ b.Binv[:, q], sigma, leave):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
-        self._edges[d] = None
-        self.Z[:, d] = P.X1 @ b.theta
-        self.EL[:, d], self.ER[:, d] = P.decision_errors(self.Z[:, d])
-        self.LE = self.EL @ P.SL.T + self.ER @ P.SR.T
-        self._value = float(self.objective(self.LE))
-        self.count = P.n_errors(self.Z)
-        self.counts.append(self.count)
+        self._fresh[d] = False
+        self._terms_fresh = False
         self.pivots += 1
+        if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
+            self.Z[:, d] = P.X1 @ b.theta
+            self._exact_errors()
+        s0, s1, wrong = vertex_update(
+            P.X1, b.theta, d, self.Z, self.EL, self.ER, self.LE, P.sides, P.point_leaves,
+            P.weight, P.p, self.objective.product, P.child_kind, P.child_index, P.mask,
+        )
+        self._value = float(self.objective.finish((np.array([s0]), np.array([s1])))[0])
+        self.count = wrong
+        self.counts.append(wrong)
         if (self.count, self._value) < self.best_count[:2]:
             self.best_count = (self.count, self._value, self.theta())
             self.best_count_time = time.time()
 
     # -- internals ---------------------------------------------------------------
-    def _locate(self, entering):
-        """(d, q, sigma, leave, leaving_id, z) of the edge ``entering`` opens, or None.
+    def _score(self, rows):
+        """Objective at the ends of the edge-table ``rows``."""
+        P = self.problem
+        if not self._terms_fresh:
+            leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight,
+                       self._terms, self._degrees)
+            self._terms_fresh = True
+        sums = table_sums(self._table, rows, self._row_decision, self._terms, self._degrees,
+                          P.weight, P.p, self.objective.product)
+        return self.objective.finish((sums[:, 0], sums[:, 1]))
 
-        ``z`` is decision d's values at the neighbour, (N, 1).
-        """
+    def _refresh(self, d):
+        """Rebuild decision d's rows of the edge table after it pivoted."""
+        if self._fresh[d]:
+            return
+        P = self.problem
+        b = self.blocks[d]
+        steps, leave = b.ratio_test_all()
+        fill_edges(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
+                   P.X1 @ b.Binv, self.Z, d, self._table, self._valid, self._entering,
+                   self._leaving, self._row_start[d])
+        self._fresh[d] = True
+
+    def _locate(self, entering):
+        """(d, q, sigma, leave, leaving_id, table row) of the edge ``entering`` opens, or None."""
         P = self.problem
         k = int(entering) - P.n_theta
         if k < 0 or k >= 2 * P.T:
@@ -128,50 +170,25 @@ class TreeWalker(Walker):
         if not b.in_block[local]:
             return None
         q = int(b.position[local])
-        edges = self._edges[d]
-        if edges is not None:  # block unchanged since its edges were listed
-            j = edges[3][q if sigma > 0 else P.m + q]
-            if j < 0:
+        if self._fresh[d]:  # block unchanged since its edges were tabled
+            j = self._row_start[d] + (q if sigma > 0 else P.m + q)
+            if not self._valid[j]:
                 return None
-            leaving = int(edges[2][j])
+            leaving = int(self._leaving[j])
             leave = leaving - P.n_theta - P.start[d]
             leave -= P.T if leave >= P.T else 0
-            return d, q, sigma, leave, leaving, edges[0][:, j : j + 1]
-        direction = b.Binv[:, q]
+            return d, q, sigma, leave, leaving, j
+        if b.tight[q] >= b.n_real:
+            return None
+        direction = b.Binv[:, q]  # one ratio test into the scratch row
         step, leave = b.ratio_test(b.rows @ direction, sigma)
         if leave < 0:
             return None
-        z = (P.X1 @ (b.theta + (step * sigma) * direction))[:, None]
+        j = len(self._table) - 1
+        self._table[j] = P.X1 @ (b.theta + (step * sigma) * direction)
+        self._row_decision[j] = d
         leaving = P.n_theta + P.start[d] + leave + (0 if b.ybasic[leave] else P.T)
-        return d, q, sigma, leave, leaving, z
-
-    def _decision_edges(self, d):
-        """Decision d's bounded edges: (new values (N, M), entering, leaving, column).
-
-        ``column[j]`` is the column of edge slot j (q with sigma=+1, then
-        m + q with sigma=-1), -1 for rays and pseudo-rows.  Cached until
-        decision d pivots: other decisions' moves do not change its block,
-        only the leaf errors its moves are scored against.
-        """
-        if self._edges[d] is None:
-            P = self.problem
-            b = self.blocks[d]
-            steps, leave = b.ratio_test_all()
-            ok = leave >= 0
-            ok[: P.m] &= b.real_positions()
-            ok[P.m :] &= b.real_positions()
-            slots = np.flatnonzero(ok)
-            q = slots % P.m
-            sigma = np.where(slots < P.m, 1.0, -1.0)
-            Zd = P.X1 @ (b.theta[:, None] + b.Binv[:, q] * (sigma * steps[slots]))
-            base = P.n_theta + P.start[d]
-            entering = base + b.tight[q] + np.where(slots < P.m, P.T, 0)
-            lv = leave[slots]
-            leaving = base + lv + np.where(b.ybasic[lv], 0, P.T)
-            column = np.full(2 * P.m, -1)
-            column[slots] = np.arange(slots.size)
-            self._edges[d] = (Zd, entering, leaving, column)
-        return self._edges[d]
+        return d, q, sigma, leave, leaving, j
 
 
 def walker_from_theta(problem, Theta, objective, rng=None):
