@@ -15,18 +15,35 @@ from .objectives import COUNT_TOL
 
 
 @njit(cache=True)
-def ratio_one(g, rabs, ybasic, in_block, sigma, tol):
+def pivot_threshold(g, in_block, tol, rtol):
+    """Smallest usable |g|: ``max(tol, rtol * max |g|)`` over the rows outside the block.
+
+    A relative floor keeps the block well conditioned: replacing a row
+    through a pivot element much smaller than the column's largest entry
+    would make it (nearly) singular.
+    """
+    top = 0.0
+    for t in range(g.shape[0]):
+        if not in_block[t]:
+            top = max(top, abs(g[t]))
+    return max(tol, rtol * top)
+
+
+@njit(cache=True)
+def ratio_one(g, rabs, ybasic, in_block, sigma, tol, rtol):
     """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1).
 
-    A basic y (ybasic) blocks when sigma * g > tol, a basic u when
-    sigma * g < -tol; the step is |r| / |g|; ties go to the lowest row.
+    A basic y (ybasic) blocks when sigma * g exceeds the pivot threshold, a
+    basic u when it is below minus it; the step is |r| / |g|; ties go to the
+    lowest row.
     """
+    thr = pivot_threshold(g, in_block, tol, rtol)
     best, row = np.inf, -1
     for t in range(g.shape[0]):
         if in_block[t]:
             continue
         h = g[t] if ybasic[t] else -g[t]
-        if sigma * h > tol:
+        if sigma * h > thr:
             ratio = rabs[t] / abs(g[t])
             if ratio < best:
                 best, row = ratio, t
@@ -34,12 +51,19 @@ def ratio_one(g, rabs, ybasic, in_block, sigma, tol):
 
 
 @njit(cache=True)
-def ratio_all(G, rabs, ybasic, in_block, tol):
+def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G.
 
     Same rule and arithmetic as :func:`ratio_one`, so ties break alike.
     """
     T, m = G.shape
+    thr = np.zeros(m)
+    for t in range(T):
+        if not in_block[t]:
+            for q in range(m):
+                thr[q] = max(thr[q], abs(G[t, q]))
+    for q in range(m):
+        thr[q] = max(tol, rtol * thr[q])
     steps = np.full(2 * m, np.inf)
     rows = np.full(2 * m, -1)
     for t in range(T):
@@ -50,12 +74,12 @@ def ratio_all(G, rabs, ybasic, in_block, tol):
         for q in range(m):
             g = G[t, q]
             h = sign * g
-            if h > tol:
+            if h > thr[q]:
                 ratio = r / abs(g)
                 if ratio < steps[q]:
                     steps[q] = ratio
                     rows[q] = t
-            elif h < -tol:
+            elif h < -thr[q]:
                 ratio = r / abs(g)
                 if ratio < steps[m + q]:
                     steps[m + q] = ratio

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import block_update, ratio_all, ratio_one
+from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
+PIVOT_RTOL = 1e-7  # ... nor below this times the column's largest |g| (conditioning)
 REFACTOR_EVERY = 64  # rank-one updates between refactorisations
 CHECK_EVERY = 16  # rank-one updates between residual checks
 RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation
@@ -89,13 +90,14 @@ class Block:
 
         Returns ``(step, leaving)``, ``(inf, -1)`` for an unbounded ray.
         """
-        return ratio_one(g, self.rabs, self.ybasic, self.in_block, sigma, PIVOT_TOL)
+        return ratio_one(g, self.rabs, self.ybasic, self.in_block, sigma, PIVOT_TOL, PIVOT_RTOL)
 
     def is_leaving(self, g, sigma, leave, rtol=1e-9):
         """True if row ``leave`` blocks the ray and ties the minimum ratio (degenerate ties)."""
         step, _ = self.ratio_test(g, sigma)
         h = g[leave] if self.ybasic[leave] else -g[leave]
-        if self.in_block[leave] or not sigma * h > PIVOT_TOL:
+        threshold = pivot_threshold(g, self.in_block, PIVOT_TOL, PIVOT_RTOL)
+        if self.in_block[leave] or not sigma * h > threshold:
             return False
         return self.rabs[leave] / abs(g[leave]) <= step * (1 + rtol) + 1e-12
 
@@ -104,7 +106,8 @@ class Block:
 
         Returns ``(steps, leaving)`` arrays of length 2m (inf / -1 for rays).
         """
-        return ratio_all(self.rows @ self.Binv, self.rabs, self.ybasic, self.in_block, PIVOT_TOL)
+        return ratio_all(self.rows @ self.Binv, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
+                         PIVOT_RTOL)
 
     def set_rhs(self, rhs):
         """Move to the vertex of this basis for right-hand side ``rhs`` (perturbation)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import PIVOT_TOL
+from .block import PIVOT_RTOL, PIVOT_TOL
 
 SLOPE_TOL = 1e-10
 ZERO_TOL = 1e-12  # |r| at or below this is a degenerate (zero) slack
@@ -105,10 +105,12 @@ def _simplex(block, cost, max_pivots):
             j = int(negative[np.argmin(reduced[negative])])
         q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
         sg = sigma * G[:, q]
+        free = ~block.in_block
+        pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
         if slope[j] < -tol:  # long step along a real descent edge
             r = block.r
-            cross = (np.abs(sg) > PIVOT_TOL) & (r * sg > 0) & (np.abs(r) > ZERO_TOL)
-            idx = np.flatnonzero(cross & ~block.in_block)
+            cross = (np.abs(sg) > pivot_tol) & (r * sg > 0) & (np.abs(r) > ZERO_TOL)
+            idx = np.flatnonzero(cross & free)
             steps = r[idx] / sg[idx]
             order = np.argsort(steps, kind="stable")
             climb = slope[j] + np.cumsum(cost[idx[order]] * np.abs(sg[idx[order]]))
@@ -119,8 +121,8 @@ def _simplex(block, cost, max_pivots):
             block.ybasic = block.r >= 0
             degenerate = False
         else:  # degenerate: a basic y or u at 0 would turn negative, it leaves at step 0
-            zero = ~block.in_block & (np.abs(block.r) <= ZERO_TOL)
-            falls = np.where(block.ybasic, sg > PIVOT_TOL, sg < -PIVOT_TOL)
+            zero = free & (np.abs(block.r) <= ZERO_TOL)
+            falls = np.where(block.ybasic, sg > pivot_tol, sg < -pivot_tol)
             blocking = np.flatnonzero(zero & falls)
             block.pivot(q, sigma, int(blocking[0]))
             degenerate = True
