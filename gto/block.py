@@ -54,7 +54,6 @@ class Block:
             ybasic = self.r >= 0
         self.ybasic = np.asarray(ybasic, dtype=bool).copy()
         self.updates = 0
-        self.refactorisations = 0
 
     # -- factorisation ---------------------------------------------------------
     def refactorise(self):
@@ -118,10 +117,6 @@ class Block:
         """Bool (m,): block positions holding a real triple (not a pseudo-row)."""
         return self.tight < self.n_real
 
-    def directions(self):
-        """(m, 2m) edge directions: M^-1 then -M^-1."""
-        return np.concatenate([self.Binv, -self.Binv], axis=1)
-
     def pivot(self, q, sigma, leave):
         """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
         freed = self.tight[q]
@@ -137,4 +132,3 @@ class Block:
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):
             self.refactorise()
-            self.refactorisations += 1

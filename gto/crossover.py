@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from .block import PIVOT_TOL, Block, SingularBlockError
+from .block import PIVOT_TOL, Block
 
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside

@@ -22,7 +22,6 @@ import numpy as np
 from tabu.walker import Walker
 
 from ._kernels import fill_edges, leaf_terms, table_sums, vertex_update
-from .block import Block
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -202,8 +201,3 @@ def walker_from_theta(problem, Theta, objective, rng=None):
     Theta *= scale[:, None]
     blocks = crossover_blocks(problem.rows, problem.triple_weight, Theta, rng)
     return TreeWalker(problem, blocks, objective)
-
-
-def walker_from_blocks(problem, tights, objective):
-    """Walker at the vertex given by each decision's tight triples."""
-    return TreeWalker(problem, [Block(r, t) for r, t in zip(problem.rows, tights)], objective)
