@@ -35,7 +35,11 @@ def ratio_one(g, rabs, ybasic, in_block, sigma, tol):
 
 @njit(cache=True)
 def ratio_all(G, rabs, ybasic, in_block, tol):
-    """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G."""
+    """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G.
+
+    Same rule as :func:`ratio_one`; a ratio is only divided out when it wins
+    (``|r| < step * |h|``).
+    """
     T, m = G.shape
     steps = np.full(2 * m, np.inf)
     rows = np.full(2 * m, -1)
@@ -43,17 +47,17 @@ def ratio_all(G, rabs, ybasic, in_block, tol):
         if in_block[t]:
             continue
         r = rabs[t]
+        sign = 1.0 if ybasic[t] else -1.0
         for q in range(m):
-            g = G[t, q]
-            h = g if ybasic[t] else -g
+            h = sign * G[t, q]
             if h > tol:
-                ratio = r / abs(g)
-                if ratio < steps[q]:
-                    steps[q], rows[q] = ratio, t
+                if r < steps[q] * h:
+                    steps[q] = r / h
+                    rows[q] = t
             elif h < -tol:
-                ratio = r / abs(g)
-                if ratio < steps[m + q]:
-                    steps[m + q], rows[m + q] = ratio, t
+                if r < steps[m + q] * -h:
+                    steps[m + q] = r / -h
+                    rows[m + q] = t
     return steps, rows
 
 

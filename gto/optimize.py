@@ -81,8 +81,11 @@ def _history(values, counts, modes):
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options):
-    """One restart; returns a plain dict (picklable for joblib workers)."""
+                options, origin):
+    """One restart; returns a plain dict (picklable for joblib workers).
+
+    ``origin`` is the wall-clock start of the whole call, for ``time_to_best``.
+    """
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     Theta0 = _start_theta(problem, kind, tree, rng)
@@ -97,6 +100,7 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
             callback=callback, **options,
         )
         count, _, Theta_count = walker.best_count
+        found_at = walker.best_count_time
         Theta_fun = res.x.reshape(problem.D, problem.m)
         h = res.history
         modes = np.array(EPTS_MODES)[h["mode"]]
@@ -110,8 +114,9 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
             callback=fw_callback, **options,
         )
         final = walker_from_theta(problem, Theta, walker.objective, rng)
-        candidates = [walker.best_count, final.best_count]
-        count, _, Theta_count = min(candidates, key=lambda c: c[:2])
+        candidates = [(*walker.best_count, walker.best_count_time),
+                      (*final.best_count, final.best_count_time)]
+        count, _, Theta_count, found_at = min(candidates, key=lambda c: c[:2])
         Theta_fun, fun = final.theta(), final.value
         history = _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw"))
         nit = len(hist) - 1
@@ -126,6 +131,7 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
         "message": message,
         "history": history,
         "time": {"start": t_start, "total": time.perf_counter() - t0},
+        "time_to_best": found_at - origin,
     }
 
 
@@ -165,8 +171,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries), ``time``,
-    ``status``, ``message``, ``success``.
+    winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
+    ``time_to_best`` (seconds until ``tree`` was found), ``status``,
+    ``message``, ``success``.
     """
     t0 = time.perf_counter()
     tree = as_tree(tree)
@@ -184,10 +191,11 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         random_state if not isinstance(random_state, np.random.Generator)
         else random_state.integers(2**63)
     ).spawn(restarts)
-    deadline = None if time_limit is None else time.time() + time_limit
+    origin = time.time()
+    deadline = None if time_limit is None else origin + time_limit
     jobs = [
         delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                             callback, dict(options or {}))
+                             callback, dict(options or {}), origin)
         for kind, seed in zip(kinds, seeds)
     ]
     runs, interrupted = [], False
@@ -214,7 +222,8 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         return e if weighted else int(round(e))
 
     summaries = [
-        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time")}
+        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
+                           "time_to_best")}
         for r in runs
     ]
     if runs:
@@ -223,13 +232,15 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         by_fun = min(runs, key=lambda r: r["fun"])
         tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
         history, nit = best["history"], sum(r["nit"] for r in runs)
+        time_to_best = best["time_to_best"]
     else:
         found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
+        time_to_best = None
     n_errors = errors(found)
     if n_errors > start_errors:  # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
     fun = _objective_value(problem, found, objective)
-    if interrupted:
+    if interrupted or any(r["status"] == 3 for r in runs):
         status, message = 3, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
         status, message = 1, "time limit reached; best tree so far returned"
@@ -239,7 +250,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         tree=found, n_errors=n_errors, fun=fun, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
         nit=nit, history=history, restarts=summaries, status=status, message=message,
-        success=bool(runs), time=time.perf_counter() - t0,
+        success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,
     )
 
 

@@ -8,6 +8,8 @@ standard-form reference walker name the same edges the same way.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from tabu.walker import Walker
@@ -21,7 +23,8 @@ class TreeWalker(Walker):
     ``blocks`` is one :class:`gto.block.Block` per decision (a vertex, e.g.
     from the crossover); ``objective`` a :class:`gto.problem.Objective`.
     Besides the objective it tracks the vertex with the fewest misclassified
-    points (ties by objective) and a per-pivot record of the count.
+    points (ties by objective), when it was found, and a per-pivot record of
+    the count.
     """
 
     def __init__(self, problem, blocks, objective):
@@ -35,6 +38,7 @@ class TreeWalker(Walker):
         self._value = float(objective(self.LE))
         self.count = problem.n_errors(self.Z)
         self.best_count = (self.count, self._value, self.theta())
+        self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
         self._edges = [None] * len(blocks)
         self.pivots = 0
@@ -104,6 +108,7 @@ class TreeWalker(Walker):
         self.pivots += 1
         if (self.count, self._value) < self.best_count[:2]:
             self.best_count = (self.count, self._value, self.theta())
+            self.best_count_time = time.time()
 
     # -- internals ---------------------------------------------------------------
     def _locate(self, entering):
@@ -141,25 +146,31 @@ class TreeWalker(Walker):
         return d, q, sigma, leave, leaving, z
 
     def _decision_edges(self, d):
-        """Decision d's bounded edges: (new values (N, M), entering, leaving).
+        """Decision d's bounded edges: (new values (N, M), entering, leaving, column).
 
-        Cached until decision d pivots: the other decisions' moves do not
-        change its block, only the leaf errors its moves are scored against.
+        ``column[j]`` is the column of edge slot j (q with sigma=+1, then
+        m + q with sigma=-1), -1 for rays and pseudo-rows.  Cached until
+        decision d pivots: other decisions' moves do not change its block,
+        only the leaf errors its moves are scored against.
         """
         if self._edges[d] is None:
             P = self.problem
             b = self.blocks[d]
             steps, leave = b.ratio_test_all()
-            real = np.tile(b.real_positions(), 2)
-            ok = np.flatnonzero((leave >= 0) & real)
-            Zd = P.X1 @ (b.theta[:, None] + b.directions()[:, ok] * steps[ok])
-            q = ok % P.m
-            entering = P.n_theta + P.start[d] + b.tight[q] + np.where(ok < P.m, P.T, 0)
-            lv = leave[ok]
-            leaving = P.n_theta + P.start[d] + lv + np.where(b.ybasic[lv], 0, P.T)
-            column = np.full(2 * P.m, -1)  # edge slot (q, then m + q) -> column
-            column[ok] = np.arange(ok.size)
-            self._edges[d] = (np.ascontiguousarray(Zd), entering, leaving, column)
+            ok = leave >= 0
+            ok[: P.m] &= b.real_positions()
+            ok[P.m :] &= b.real_positions()
+            slots = np.flatnonzero(ok)
+            q = slots % P.m
+            sigma = np.where(slots < P.m, 1.0, -1.0)
+            Zd = P.X1 @ (b.theta[:, None] + b.Binv[:, q] * (sigma * steps[slots]))
+            base = P.n_theta + P.start[d]
+            entering = base + b.tight[q] + np.where(slots < P.m, P.T, 0)
+            lv = leave[slots]
+            leaving = base + lv + np.where(b.ybasic[lv], 0, P.T)
+            column = np.full(2 * P.m, -1)
+            column[slots] = np.arange(slots.size)
+            self._edges[d] = (Zd, entering, leaving, column)
         return self._edges[d]
 
 

@@ -124,3 +124,72 @@ def test_structured_walker_on_real_data_is_consistent_after_many_pivots():
     assert W.value == pytest.approx(gto.error(tree, X, y), rel=1e-7)
     assert W.count == tree.n_errors(X, y)
     assert max(b.residual() for b in W.blocks) < 1e-8
+
+
+def standard_form_of(P):
+    """The tree LP of ``P`` (scaled, merged data) in standard form, columns [theta | y | u]."""
+    rows, cols, vals = [], [], []
+    T, m = P.T, P.m
+    for d in range(P.D):
+        for local, a in enumerate(P.rows[d]):
+            t = P.start[d] + local
+            rows += [t] * m
+            cols += list(d * m + np.arange(m))
+            vals += list(a)
+    A = np.zeros((T, P.n_theta + 2 * T))
+    A[rows, cols] = vals
+    A[np.arange(T), P.n_theta + np.arange(T)] = 1.0
+    A[np.arange(T), P.n_theta + T + np.arange(T)] = -1.0
+    free = np.zeros(A.shape[1], dtype=bool)
+    free[: P.n_theta] = True
+    return A, np.ones(T), free
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("objective", ["product", "minimum"])
+def test_structured_and_standard_form_walkers_agree(seed, objective):
+    """Same neighbours (entering, leaving) with the same objective values, on small instances."""
+    import tabu
+
+    P, W, X, y = make_walker(seed, objective, n=2, N=12)
+    A, b, free = standard_form_of(P)
+    obj = P.objective(objective)
+
+    def fun(x):
+        Theta = x[: P.n_theta].reshape(P.D, P.m)
+        return obj(P.leaf_errors(P.X1 @ Theta.T))
+
+    r = np.concatenate([1 - rows @ blk.theta for rows, blk in zip(P.rows, W.blocks)])
+    x0 = np.concatenate([W.theta().ravel(), np.maximum(0, r), np.maximum(0, -r)])
+    assert np.allclose(A @ x0, b)
+    S = tabu.StandardFormWalker.from_standard_form(fun, A, b, free, basis=W.basis())
+    assert np.allclose(S.x, x0)
+    assert S.value == pytest.approx(W.value, rel=1e-9)
+    for _ in range(4):  # compare, then take the same tie-free pivot in both
+        e1, l1, v1 = W.candidates()
+        e2, l2, v2 = S.candidates()
+        assert sorted(e1.tolist()) == sorted(e2.tolist())
+        theirs = {int(e): (int(l), v) for e, l, v in zip(e2, l2, v2)}
+        tie_free = []
+        for e, l, v in zip(e1, l1, v1):
+            assert v == pytest.approx(theirs[int(e)][1], rel=1e-7, abs=1e-9)
+            if not has_ratio_tie(P, W, int(e)):
+                assert int(l) == theirs[int(e)][0]
+                tie_free.append((v, int(e), int(l)))
+        _, e, l = min(tie_free)
+        W.pivot(e, l)
+        S.pivot(e, l)
+        assert S.value == pytest.approx(W.value, rel=1e-8)
+
+
+def has_ratio_tie(P, W, entering, rtol=1e-9):
+    """True when two slacks of the moving decision reach 0 together (degenerate target)."""
+    k = entering - P.n_theta
+    sigma, t = (1.0 if k >= P.T else -1.0), k % P.T
+    d = int(P.triple_decision[t])
+    b = W.blocks[d]
+    g = sigma * (b.rows @ b.Binv[:, b.position[t - P.start[d]]])
+    h = np.where(b.ybasic, g, -g)
+    blocking = (h > 1e-9) & ~b.in_block
+    ratios = np.abs(b.r[blocking]) / np.abs(g[blocking])
+    return np.sum(ratios <= ratios.min() * (1 + rtol) + 1e-12) > 1
