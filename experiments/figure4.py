@@ -39,7 +39,8 @@ def table(rows, arms):
         for arm in arms:
             s = summary[name, arm]
             decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
-            body.append([name, arm, pm(s["train"], s["failed"]), pm(s["test"], s["failed"]), decisions])
+            errors = [pm(s["train"], s["failed"]), pm(s["test"], s["failed"])]
+            body.append([name, arm, *errors, decisions])
     return markdown_table(["data", "arm", "train error %", "test error %", "decisions"], body)
 
 

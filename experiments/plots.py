@@ -33,7 +33,8 @@ def figure1(out, max_iter=10_000, seed=0, restarts=4):
     res = gto.optimize(tree, X, y, method="tabu", max_iter=max_iter, restarts=restarts,
                        random_state=seed)
     cart = DecisionTreeClassifier(random_state=seed).fit(X, y)
-    titles = [f"GTO (EPTS, {restarts} starts), 3 decisions", f"CART unpruned, {cart.tree_.node_count // 2} decisions"]
+    titles = [f"GTO (EPTS, {restarts} starts), 3 decisions",
+              f"CART unpruned, {cart.tree_.node_count // 2} decisions"]
     return plots.decision_regions([res.tree, cart], X, y, os.path.join(out, "figure1.png"),
                                   titles=titles)
 

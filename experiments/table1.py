@@ -60,7 +60,8 @@ def table(rows, arms):
             paper = PAPER.get((name, arm))
             theirs = ["n/a"] * 3 if paper is None else [f"{v:g}" for v in paper]
             decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
-            body.append([name, arm, pm(s["train"], s["failed"]), pm(s["test"], s["failed"]), decisions, *theirs])
+            errors = [pm(s["train"], s["failed"]), pm(s["test"], s["failed"])]
+            body.append([name, arm, *errors, decisions, *theirs])
     header = ["data", "arm", "train error %", "test error %", "decisions",
               "paper train %", "paper test %", "paper decisions"]
     return markdown_table(header, body)

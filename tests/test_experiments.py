@@ -41,7 +41,8 @@ def test_table1_shows_the_papers_numbers_when_entered(monkeypatch):
              "test_error": 20.0, "decisions": 3, "seconds": 0.1, "failed": ""}]
     monkeypatch.setitem(table1.PAPER, ("heart", "FW"), (12.5, 17.0, 3))
     text = table1.table(rows, ["FW"])
-    assert text.splitlines()[-1] == "| heart | FW | 10.0 ± 0.0 | 20.0 ± 0.0 | 3.0 | 12.5 | 17 | 3 |"
+    last = "| heart | FW | 10.0 ± 0.0 | 20.0 ± 0.0 | 3.0 | 12.5 | 17 | 3 |"
+    assert text.splitlines()[-1] == last
 
 
 def test_splits_follow_the_protocol():
