@@ -1,0 +1,86 @@
+"""Optional peer arms for the paper's experiments.
+
+- ``CART-d2`` and ``CART``: scikit-learn's tree (Gini) at depth 2 and unpruned;
+  always available.
+- ``obliquetree-d2``: ``obliquetree.Classifier(max_depth=2)``, oblique splits.
+- ``stree-d2``: ``stree.Stree`` (linear-SVM splits) with two levels of
+  decisions, on standardised features.  stree counts the leaves as a level
+  (root = 1) and, in 1.4.2, leaves at ``max_depth`` get no class, so two
+  levels of decisions is ``max_depth=3``.
+- ``MIP``: ``gto.mip.solve`` on the Figure 2 tree with a time budget in
+  seconds (off unless a budget is given).
+
+The two outside packages are imported only when their arm runs; ``select``
+skips a missing one with a note.
+"""
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from functools import partial
+
+import numpy as np
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
+
+import gto
+import gto.mip
+
+from .common import STRUCTURE
+
+NEEDS = {"obliquetree-d2": "obliquetree", "stree-d2": "stree"}
+
+
+def fit_cart(X, y, seed, max_iter, *, max_depth=None):
+    model = DecisionTreeClassifier(max_depth=max_depth, random_state=seed).fit(X, y)
+    return model.predict, model.tree_.node_count // 2
+
+
+def fit_obliquetree(X, y, seed, max_iter):
+    from obliquetree import Classifier
+
+    model = Classifier(max_depth=2, random_state=seed).fit(X, y)
+    return model.predict, len(np.unique(model.apply(X))) - 1
+
+
+def fit_stree(X, y, seed, max_iter):
+    from stree import Stree
+
+    model = make_pipeline(StandardScaler(), Stree(max_depth=3, random_state=seed))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # liblinear's "terminated early"
+        model.fit(X, y)
+    decisions = sum(not node.is_leaf() for node in model[-1])
+    return model.predict, decisions
+
+
+def fit_mip(X, y, seed, max_iter, *, budget):
+    tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
+    res = gto.mip.solve(tree, X, y, time_limit=budget)
+    return res.tree.predict, res.tree.n_decisions
+
+
+PEERS = {
+    "CART-d2": partial(fit_cart, max_depth=2),
+    "CART": fit_cart,
+    "obliquetree-d2": fit_obliquetree,
+    "stree-d2": fit_stree,
+}
+
+
+def select(names, mip_budget=None):
+    """``(arms, notes)``: the named peers that can run, and a note per skipped one."""
+    arms, notes = {}, []
+    for name in names:
+        if name not in PEERS:
+            raise ValueError(f"unknown peer {name!r}; choose from {sorted(PEERS)}")
+        package = NEEDS.get(name)
+        if package and importlib.util.find_spec(package) is None:
+            notes.append(f"{name} skipped: the '{package}' package is not installed "
+                         f"(pip install {package})")
+            continue
+        arms[name] = PEERS[name]
+    if mip_budget:
+        arms[f"MIP-{mip_budget:g}s"] = partial(fit_mip, budget=float(mip_budget))
+    return arms, notes

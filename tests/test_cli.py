@@ -1,0 +1,170 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gto
+import problems
+from gto.cli import main
+
+
+@pytest.fixture
+def liver_csv(tmp_path):
+    X, y = problems.load("liver")
+    names = problems.feature_names("liver")
+    path = tmp_path / "liver.csv"
+    lines = [",".join(names + ["class"])]
+    lines += [",".join([*(f"{v:g}" for v in row), str(c)]) for row, c in zip(X, y)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_round_trip_fit_predict_show_export(tmp_path, liver_csv, capsys):
+    model = tmp_path / "model.json"
+    code, out, err = run(capsys, "fit", liver_csv, "--target", "class", "--structure",
+                         "((0,1),(0,1))", "--objective", "product", "--method", "tabu",
+                         "--restarts", "2", "--max-iter", "150", "-o", model)
+    assert code == 0 and out == ""
+    assert "training points misclassified" in err and "wrote" in err
+    data = json.loads(model.read_text())
+    assert data["format"] == "gto.Model" and data["target"] == "class"
+    assert data["feature_names"] == problems.feature_names("liver")
+    tree = gto.Tree.from_dict(data["tree"])
+
+    code, out, err = run(capsys, "predict", model, liver_csv)
+    assert code == 0
+    lines = out.splitlines()
+    X, y = problems.load("liver")
+    assert lines[0] == "prediction" and len(lines) == len(y) + 1
+    assert [int(v) for v in lines[1:]] == tree.predict(X).tolist()
+    assert "points misclassified" in err
+
+    preds = tmp_path / "pred.csv"
+    assert run(capsys, "predict", model, liver_csv, "-o", preds, "-q") == (0, "", "")
+    assert preds.read_text() == out
+
+    code, out, _ = run(capsys, "show", model)
+    assert code == 0 and "3 decisions" in out and "sgot" in out and "class 1" in out
+
+    code, out, _ = run(capsys, "export", model, "--dot")
+    assert code == 0 and out.startswith("digraph gto {") and out.rstrip().endswith("}")
+    assert out.count("shape=box") == 3 and out.count("shape=ellipse") == 4
+    assert out.count("->") == 6 and "sgot" in out
+
+
+def test_string_labels_features_and_depth(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(60, 3))
+    y = np.where(X[:, 0] + X[:, 1] > 1, "sick", "well")
+    path = tmp_path / "d.csv"
+    rows = ["a,b,c,label"] + [f"{r[0]},{r[1]},{r[2]},{c}" for r, c in zip(X, y)]
+    path.write_text("\n".join(rows) + "\n")
+    model = tmp_path / "m.json"
+    code, _, err = run(capsys, "fit", path, "--target", "label", "--features", "a,b",
+                       "--depth", "1", "--max-iter", "50", "-o", model, "-q")
+    assert code == 0 and err == ""
+    tree = gto.Tree.from_dict(json.loads(model.read_text())["tree"])
+    assert tree.n_features == 2 and sorted(tree.leaf_classes.tolist()) == ["sick", "well"]
+    code, out, _ = run(capsys, "predict", model, path, "-q")
+    assert code == 0 and set(out.split()[1:]) <= {"sick", "well"}
+    code, _, err = run(capsys, "fit", path, "--target", "label", "--structure", "((0,1),(0,1))",
+                       "-o", model)
+    assert code == 2 and "not classes of column 'label'" in err
+
+
+def test_parallel_restarts_give_the_same_model(tmp_path, liver_csv, capsys):
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    common = ["fit", liver_csv, "--restarts", "2", "--max-iter", "60", "--method",
+              "frank-wolfe", "-q"]
+    assert run(capsys, *common, "--jobs", "1", "-o", one)[0] == 0
+    assert run(capsys, *common, "--jobs", "2", "-o", two)[0] == 0
+    assert json.loads(one.read_text()) == json.loads(two.read_text())
+
+
+def test_bare_tree_files_are_accepted(tmp_path, liver_csv, capsys):
+    X, y = problems.load("liver")
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1], W=np.eye(3, 6), gamma=[30, 90, 60])
+    bare = tmp_path / "bare.json"
+    tree.save(bare)
+    code, out, _ = run(capsys, "predict", bare, liver_csv, "-q")
+    assert code == 0 and [int(v) for v in out.split()[1:]] == tree.predict(X).tolist()
+    code, out, _ = run(capsys, "show", bare)
+    assert code == 0 and "x0" in out
+
+
+def write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    (path.write_bytes if mode == "wb" else path.write_text)(text)
+    return path
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("missing.csv", None, "no such file"),
+    ("binary.csv", b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "not a CSV text file"),
+    ("ragged.csv", "a,b,class\n1,2\n", "line 2 has 2 fields"),
+    ("empty.csv", "", "the file is empty"),
+    ("header.csv", "a,b,class\n", "no data rows"),
+    ("text.csv", "a,b,class\n1,x,0\n2,3,1\n", "line 2, column 'b': 'x' is not a number"),
+    ("nan.csv", "a,b,class\n1,nan,0\n2,3,1\n", "'nan' is not finite"),
+    ("notarget.csv", "a,b,label\n1,2,0\n2,3,1\n", "no target column 'class'"),
+    ("onelabel.csv", "a,b,class\n1,2,0\n2,3,0\n", "one class only"),
+    ("blank.csv", "a,b,class\n1,2,0\n2,3, \n", "line 3 has no value in target column"),
+])
+def test_fit_rejects_bad_data_in_one_line(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    if content is not None:
+        write(tmp_path, name, content, "wb" if isinstance(content, bytes) else "w")
+    code, out, err = run(capsys, "fit", path, "-o", tmp_path / "m.json")
+    assert code == 2 and out == ""
+    assert err.startswith("gto: error: ") and message in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"format": "something else"}', "not a gto model file"),
+    ("not json at all", "not a gto model file (not JSON)"),
+    ('{"format": "gto.Model", "version": 1, "tree": {"format": "gto.Tree"}}',
+     "not a gto model file"),
+    ('[1, 2, 3]', "not a gto model file"),
+])
+def test_model_commands_reject_foreign_files(tmp_path, liver_csv, capsys, content, message):
+    path = write(tmp_path, "model.json", content)
+    for argv in (["show", path], ["export", path, "--dot"], ["predict", path, liver_csv]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_predict_checks_the_feature_columns(tmp_path, liver_csv, capsys):
+    model = tmp_path / "m.json"
+    assert run(capsys, "fit", liver_csv, "--max-iter", "20", "-o", model, "-q")[0] == 0
+    other = write(tmp_path, "other.csv", "mcv,alkphos\n1,2\n")
+    code, _, err = run(capsys, "predict", model, other)
+    assert code == 2 and "no feature column(s) 'sgpt'" in err
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), 6)
+    bare = tmp_path / "bare.json"
+    tree.save(bare)
+    code, _, err = run(capsys, "predict", bare, other)
+    assert code == 2 and "needs 6 feature columns, the file has 2" in err
+
+
+def test_structure_is_parsed_safely(tmp_path, liver_csv, capsys):
+    marker = tmp_path / "owned"
+    evil = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    code, _, err = run(capsys, "fit", liver_csv, "--structure", evil, "-o", tmp_path / "m.json")
+    assert code == 2 and "not a nested-pair literal" in err and not marker.exists()
+    code, _, err = run(capsys, "fit", liver_csv, "--structure", "(0, 1, 0)")
+    assert code == 2 and "--structure: structure is not a binary tree" in err
+
+
+def test_python_dash_m_gto_runs_the_command():
+    done = subprocess.run([sys.executable, "-m", "gto", "--version"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == f"gto {gto.__version__}"

@@ -1,0 +1,113 @@
+import csv
+import importlib.util
+
+import numpy as np
+import pytest
+
+import problems
+from experiments import common, figure4, peers, table1
+from gto.cli import main
+
+
+def read(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_table1_quick_through_the_gto_command(tmp_path, capsys):
+    code = main(["experiment", "table1", "--quick", "--jobs", "1", "--out", str(tmp_path),
+                 "--peers", "CART-d2", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = read(tmp_path / "table1.csv")
+    datasets = [*problems.DATASETS, "synthetic-5d", "synthetic-10d", "synthetic-20d"]
+    assert list(dict.fromkeys(r["dataset"] for r in rows)) == datasets
+    assert [r["arm"] for r in rows[:4]] == ["FW", "EPTS", "C4.5", "CART-d2"]
+    assert len(rows) == len(datasets) * 4 and not any(r["failed"] for r in rows)
+    for r in rows:
+        assert 0 <= float(r["train_error"]) <= 100 and 0 <= float(r["test_error"]) <= 100
+        assert int(r["decisions"]) >= 1
+    assert all(r["decisions"] == "3" for r in rows if r["arm"] in ("FW", "EPTS"))
+    md = (tmp_path / "table1.md").read_text()
+    assert md.strip() == out.strip()
+    table = [line for line in md.splitlines() if line.startswith("| ")]
+    assert table[0].startswith("| data | arm | train error % | test error % | decisions | paper")
+    assert len(table) == 1 + len(datasets) * 4
+    assert all(line.endswith("| n/a | n/a | n/a |") for line in table[1:])
+
+
+def test_table1_shows_the_papers_numbers_when_entered(monkeypatch):
+    rows = [{"dataset": "heart", "split": 0, "arm": "FW", "train_error": 10.0,
+             "test_error": 20.0, "decisions": 3, "seconds": 0.1, "failed": ""}]
+    monkeypatch.setitem(table1.PAPER, ("heart", "FW"), (12.5, 17.0, 3))
+    text = table1.table(rows, ["FW"])
+    last = "| heart | FW | 10.0 ± 0.0 | 20.0 ± 0.0 | 3.0 | 12.5 | 17 | 3 |"
+    assert text.splitlines()[-1] == last
+
+
+def test_splits_follow_the_protocol():
+    splits = table1.splits(quick=False)
+    real = [s for s in splits if not s.dataset.startswith("synthetic")]
+    assert len(real) == 20 and len(splits) == 35
+    for name in problems.DATASETS:
+        X, y = problems.load(name)
+        folds = [s for s in real if s.dataset == name]
+        assert sum(len(s.y_test) for s in folds) == len(y)
+        assert all(abs(np.mean(s.y_test) - np.mean(y)) < 0.05 for s in folds)  # stratified
+    generated = [s for s in splits if s.dataset == "synthetic-10d"]
+    assert [s.split for s in generated] == list(range(5))
+    assert all(s.X_train.shape == (500, 10) and s.X_test.shape == (2000, 10) for s in generated)
+
+
+def test_a_failing_arm_is_recorded_not_fatal():
+    def broken(X, y, seed, max_iter):
+        raise RuntimeError("boom")
+
+    split = next(common.synthetic_splits(2, 40, 40, 1))
+    rows = common.run_split(split, {"C4.5": common.fit_c45, "broken": broken}, 10)
+    assert rows[1]["failed"] == "RuntimeError: boom" and rows[1]["train_error"] == ""
+    summary = common.summarize(rows + [dict(rows[0], split=1)])
+    assert summary["synthetic-2d", "broken"]["failed"] == 1
+    assert common.pm(summary["synthetic-2d", "broken"]["test"]) == "failed"
+    assert common.pm((1.0, 0.5), failed=2) == "1.0 ± 0.5 (2 failed)"
+    assert common.failures(rows) == ["failed: synthetic-2d split 0 broken: RuntimeError: boom"]
+
+
+def test_figure4_quick_writes_csv_markdown_and_picture(tmp_path):
+    text = figure4.run(str(tmp_path), quick=True, n_jobs=2, dims=(2, 3), quiet=True)
+    rows = read(tmp_path / "figure4.csv")
+    assert [r["arm"] for r in rows[:4]] == ["EPTS-M", "EPTS-P", "FW", "C4.5"]
+    assert len(rows) == 8 and {r["dataset"] for r in rows} == {"synthetic-2d", "synthetic-3d"}
+    assert (tmp_path / "figure4.md").read_text().strip() == text.strip()
+    assert "the paper's are not known to us" in text
+    assert (tmp_path / "figure4.png").stat().st_size > 1000
+
+
+def test_peer_selection_skips_missing_packages(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "stree" else real(name, *a))
+    arms, notes = peers.select(["CART", "stree-d2"], mip_budget=5)
+    assert list(arms) == ["CART", "MIP-5s"]
+    assert notes == ["stree-d2 skipped: the 'stree' package is not installed (pip install stree)"]
+    with pytest.raises(ValueError, match="unknown peer"):
+        peers.select(["C5.0"])
+
+
+@pytest.mark.parametrize("name", list(peers.PEERS))
+def test_peer_arms_fit_and_report_decisions(name):
+    if name in peers.NEEDS:
+        pytest.importorskip(peers.NEEDS[name])
+    split = next(common.synthetic_splits(3, 120, 200, 1))
+    row, = common.run_split(split, {name: peers.PEERS[name]}, 10)
+    assert not row["failed"] and row["train_error"] <= 50 and row["test_error"] <= 50
+    assert 1 <= row["decisions"] <= (3 if name.endswith("d2") else 200)
+
+
+def test_mip_arm_within_its_budget():
+    split = next(common.synthetic_splits(2, 30, 50, 1))
+    arms, _ = peers.select([], mip_budget=10)
+    row, = common.run_split(split, arms, 10)
+    assert row["arm"] == "MIP-10s" and not row["failed"] and row["decisions"] == 3
+    assert row["train_error"] == 0.0  # labelled by a three-decision tree: the MIP fits it
+    assert row["seconds"] < 30
