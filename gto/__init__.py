@@ -9,10 +9,18 @@ from .formulation import merge_duplicates, standard_form
 from .objectives import OBJECTIVES, error
 from .optimize import METHODS, optimize
 from .tree import Tree
-from . import mip  # noqa: E402  (gto.mip.solve / solve_oct)
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
     "OBJECTIVES", "METHODS", "mip",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """``gto.mip`` is imported on first use: it pulls in cvxpy, slow to load."""
+    if name == "mip":
+        import importlib
+
+        return importlib.import_module(".mip", __name__)
+    raise AttributeError(f"module 'gto' has no attribute {name!r}")
