@@ -146,6 +146,21 @@ def failures(rows):
             for r in rows if r["failed"]]
 
 
+def arm_rows(rows, arms):
+    """Per data set and arm (in order): ``(name, arm, [train, test, decisions])`` cells.
+
+    Arms with no result for a data set are left out.
+    """
+    summary = summarize(rows)
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        for arm in arms:
+            s = summary.get((name, arm))
+            if s is None:
+                continue
+            decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
+            yield name, arm, [pm(s["train"], s["failed"]), pm(s["test"], s["failed"]), decisions]
+
+
 def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]

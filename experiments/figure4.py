@@ -24,23 +24,15 @@ from itertools import chain
 from gto.files import write_text_atomic
 
 from . import peers
-from .common import (EPTS_M, EPTS_P, FW, failures, fit_c45, markdown_table, pm, run_splits,
-                     summarize, synthetic_splits, write_csv)
+from .common import (EPTS_M, EPTS_P, FW, arm_rows, failures, fit_c45, markdown_table,
+                     run_splits, summarize, synthetic_splits, write_csv)
 
 ARMS = {"EPTS-M": EPTS_M, "EPTS-P": EPTS_P, "FW": FW, "C4.5": fit_c45}
 DIMENSIONS = (2, 5, 10)
 
 
 def table(rows, arms):
-    summary = summarize(rows)
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
-    body = []
-    for name in datasets:
-        for arm in arms:
-            s = summary[name, arm]
-            decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
-            errors = [pm(s["train"], s["failed"]), pm(s["test"], s["failed"])]
-            body.append([name, arm, *errors, decisions])
+    body = [[name, arm, *ours] for name, arm, ours in arm_rows(rows, arms)]
     return markdown_table(["data", "arm", "train error %", "test error %", "decisions"], body)
 
 

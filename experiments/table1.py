@@ -27,8 +27,8 @@ import problems
 from gto.files import write_text_atomic
 
 from . import peers
-from .common import (EPTS_P, FW, cv_splits, failures, fit_c45, markdown_table, pm,
-                     run_splits, summarize, synthetic_splits, write_csv)
+from .common import (EPTS_P, FW, arm_rows, cv_splits, failures, fit_c45, markdown_table,
+                     run_splits, synthetic_splits, write_csv)
 
 ARMS = {"FW": FW, "EPTS": EPTS_P, "C4.5": fit_c45}
 DIMENSIONS = (5, 10, 20)
@@ -49,19 +49,11 @@ def splits(quick):
 
 def table(rows, arms):
     """Markdown rows: data set, arm, our errors and decisions, then the paper's."""
-    summary = summarize(rows)
-    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     body = []
-    for name in datasets:
-        for arm in arms:
-            s = summary.get((name, arm))
-            if s is None:
-                continue
-            paper = PAPER.get((name, arm))
-            theirs = ["n/a"] * 3 if paper is None else [f"{v:g}" for v in paper]
-            decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
-            errors = [pm(s["train"], s["failed"]), pm(s["test"], s["failed"])]
-            body.append([name, arm, *errors, decisions, *theirs])
+    for name, arm, ours in arm_rows(rows, arms):
+        paper = PAPER.get((name, arm))
+        theirs = ["n/a"] * 3 if paper is None else [f"{v:g}" for v in paper]
+        body.append([name, arm, *ours, *theirs])
     header = ["data", "arm", "train error %", "test error %", "decisions",
               "paper train %", "paper test %", "paper decisions"]
     return markdown_table(header, body)

@@ -87,6 +87,17 @@ def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     return steps, rows
 
 
+@njit(cache=True, inline="always")
+def reached_leaf(Z, i, child_kind, child_index):
+    """Leaf point i reaches from the root (z <= 0 goes left)."""
+    node = 0
+    while True:
+        s = 1 if Z[i, node] > 0 else 0
+        if child_kind[node, s] == 1:
+            return child_index[node, s]
+        node = child_index[node, s]
+
+
 @njit(cache=True)
 def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
     """Weighted misclassified count: walk each point down (z <= 0 goes left).
@@ -96,14 +107,8 @@ def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
     """
     total = 0.0
     for i in range(Z.shape[0]):
-        node = 0
-        while True:
-            s = 1 if Z[i, node] > 0 else 0
-            if child_kind[node, s] == 1:
-                if not leaf_ok_for_point[i, child_index[node, s]]:
-                    total += weight[i]
-                break
-            node = child_index[node, s]
+        if not leaf_ok_for_point[i, reached_leaf(Z, i, child_kind, child_index)]:
+            total += weight[i]
     return total
 
 
@@ -332,12 +337,6 @@ def vertex_update(X1, theta, d, Z, EL, ER, LE, sides, point_leaves, weight, p, p
         s0 += weight[i] * acc
         if not product and acc > COUNT_TOL:
             s1 += weight[i]
-        node = 0
-        while True:
-            s = 1 if Z[i, node] > 0 else 0
-            if child_kind[node, s] == 1:
-                if not leaf_ok[i, child_index[node, s]]:
-                    wrong += weight[i]
-                break
-            node = child_index[node, s]
+        if not leaf_ok[i, reached_leaf(Z, i, child_kind, child_index)]:
+            wrong += weight[i]
     return s0, s1, wrong
