@@ -175,7 +175,7 @@ def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, Z, d, table, val
 
 
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees):
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, decisions):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -186,15 +186,16 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees):
     over the class leaves not below d.  Minimum (eq. 17):
     ``min(LOW, A0 + el, B0 + er)``.  ``base_k`` is leaf k's error less d's old
     decision error on its side.  ``degrees[0, d]``, ``degrees[1, d]`` get the
-    degrees of PL and PR.
+    degrees of PL and PR.  Only the listed ``decisions`` are (re)computed.
     """
     D, rows, N = terms.shape
     L1 = (rows - 4) // 2
     c_row = 2 * L1
-    terms[:, : c_row, :] = 0.0
-    degrees[:] = 0
-    for d in range(D):
+    for d in decisions:
         P = terms[d]
+        P[:c_row, :] = 0.0
+        degrees[0, d] = 0
+        degrees[1, d] = 0
         for i in range(N):
             P[0, i] = 1.0
             P[L1, i] = 1.0

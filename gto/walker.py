@@ -59,7 +59,7 @@ class TreeWalker(Walker):
         self._fresh = [False] * P.D
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
-        self._terms_fresh = False  # leaf terms match the current vertex
+        self._stale = [True] * P.D  # per decision: leaf terms out of date
         self.pivots = 0
 
     def _exact_errors(self):
@@ -91,14 +91,14 @@ class TreeWalker(Walker):
         for d in range(len(self.blocks)):
             self._refresh(d)
         rows = np.flatnonzero(self._valid[:-1])
-        values = self._score(rows)
+        values = self._score(rows, range(len(self.blocks)))
         return self._entering[rows], self._leaving[rows], values
 
     def evaluate(self, entering):
         found = self._locate(entering)
         if found is None:
             return -1, float("nan")
-        return found[4], float(self._score(np.array([found[5]]))[0])
+        return found[4], float(self._score(np.array([found[5]]), (found[0],))[0])
 
     def pivot(self, entering, leaving):
         """Move along (entering, leaving); any leaving row that ties the ratio test is accepted."""
@@ -115,7 +115,7 @@ class TreeWalker(Walker):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
         self._fresh[d] = False
-        self._terms_fresh = False
+        self._stale = [True] * P.D
         self.pivots += 1
         if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
             self.Z[:, d] = P.X1 @ b.theta
@@ -132,13 +132,15 @@ class TreeWalker(Walker):
             self.best_count_time = time.time()
 
     # -- internals ---------------------------------------------------------------
-    def _score(self, rows):
-        """Objective at the ends of the edge-table ``rows``."""
+    def _score(self, rows, decisions):
+        """Objective at the ends of the edge-table ``rows`` (moves of ``decisions``)."""
         P = self.problem
-        if not self._terms_fresh:
+        needed = [d for d in decisions if self._stale[d]]
+        if needed:
             leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight,
-                       self._terms, self._degrees)
-            self._terms_fresh = True
+                       self._terms, self._degrees, np.array(needed))
+            for d in needed:
+                self._stale[d] = False
         sums = table_sums(self._table, rows, self._row_decision, self._terms, self._degrees,
                           P.weight, P.p, self.objective.product)
         return self.objective.finish((sums[:, 0], sums[:, 1]))
