@@ -99,6 +99,34 @@ def reached_leaf(Z, i, child_kind, child_index):
 
 
 @njit(cache=True)
+def single_edge(rows, Binv, q, sigma, rabs, ybasic, in_block, tol, rtol, X1, theta, out):
+    """One edge of a block: :func:`ratio_one` on ``g = rows @ M^-1 e_q``, and
+    the decision's new values ``X1 @ (theta + sigma * step * M^-1 e_q)``
+    written to ``out``.  Returns the leaving row, -1 for a ray.
+    """
+    T, m = rows.shape
+    g = np.empty(T)
+    for t in range(T):
+        acc = 0.0
+        for a in range(m):
+            acc += rows[t, a] * Binv[a, q]
+        g[t] = acc
+    step, leave = ratio_one(g, rabs, ybasic, in_block, sigma, tol, rtol)
+    if leave < 0:
+        return -1
+    c = sigma * step
+    new = np.empty(m)
+    for a in range(m):
+        new[a] = theta[a] + c * Binv[a, q]
+    for i in range(X1.shape[0]):
+        acc = 0.0
+        for a in range(m):
+            acc += X1[i, a] * new[a]
+        out[i] = acc
+    return leave
+
+
+@njit(cache=True)
 def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
     """Weighted misclassified count: walk each point down (z <= 0 goes left).
 

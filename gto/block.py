@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
+from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one, single_edge
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
 PIVOT_RTOL = 1e-7  # ... nor below this times the column's largest |g| (conditioning)
@@ -90,6 +90,12 @@ class Block:
         Returns ``(step, leaving)``, ``(inf, -1)`` for an unbounded ray.
         """
         return ratio_one(g, self.rabs, self.ybasic, self.in_block, sigma, PIVOT_TOL, PIVOT_RTOL)
+
+    def edge(self, q, sigma, X1, out):
+        """Leaving row of the edge freeing position q (-1 for a ray); writes the
+        decision's new values ``X1 @ theta'`` into ``out``."""
+        return single_edge(self.rows, self.Binv, q, sigma, self.rabs, self.ybasic, self.in_block,
+                           PIVOT_TOL, PIVOT_RTOL, X1, self.theta, out)
 
     def is_leaving(self, g, sigma, leave, rtol=1e-9):
         """True if row ``leave`` blocks the ray and ties the minimum ratio (degenerate ties)."""

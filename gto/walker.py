@@ -60,6 +60,7 @@ class TreeWalker(Walker):
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
         self._stale = [True] * P.D  # per decision: leaf terms out of date
+        self._scratch_for, self._scratch = None, None  # edge in the scratch row
         self.pivots = 0
 
     def _exact_errors(self):
@@ -116,6 +117,7 @@ class TreeWalker(Walker):
         b.pivot(q, sigma, leave)
         self._fresh[d] = False
         self._stale = [True] * P.D
+        self._scratch_for = None
         self.pivots += 1
         if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
             self.Z[:, d] = P.X1 @ b.theta
@@ -181,15 +183,16 @@ class TreeWalker(Walker):
             return d, q, sigma, leave, leaving, j
         if b.tight[q] >= b.n_real:
             return None
-        direction = b.Binv[:, q]  # one ratio test into the scratch row
-        step, leave = b.ratio_test(b.rows @ direction, sigma)
+        if self._scratch_for == entering:  # evaluated just before, vertex unchanged
+            return self._scratch
+        j = len(self._table) - 1  # one ratio test into the scratch row
+        leave = b.edge(q, sigma, P.X1, self._table[j])
         if leave < 0:
             return None
-        j = len(self._table) - 1
-        self._table[j] = P.X1 @ (b.theta + (step * sigma) * direction)
         self._row_decision[j] = d
         leaving = P.n_theta + P.start[d] + leave + (0 if b.ybasic[leave] else P.T)
-        return d, q, sigma, leave, leaving, j
+        self._scratch_for, self._scratch = entering, (d, q, sigma, leave, leaving, j)
+        return self._scratch
 
 
 def walker_from_theta(problem, Theta, objective, rng=None):
