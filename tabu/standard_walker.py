@@ -12,7 +12,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .simplex import OPTIMAL, RevisedSimplex, phase_one
+from .simplex import INFEASIBLE, OPTIMAL, RevisedSimplex, phase_one
 from .standard_form import check_matrix, check_vector, to_standard_form
 from .walker import Walker
 
@@ -182,7 +182,7 @@ def _start(A, b, free, x0, basis) -> RevisedSimplex:
     else:
         status, cols, kept, _ = phase_one(A, b, free, maxiter=50 * (m + n) + 1000)
         if status != OPTIMAL:
-            raise ValueError("the polytope is empty" if status == 2 else "phase 1 did not finish")
+            raise ValueError("the polytope is empty" if status == INFEASIBLE else "phase 1 did not finish")
     s = RevisedSimplex(A[kept], b[kept], cols, free)
     if s.infeasibility() > 1e-7 * s.b_scale:
         raise ValueError("the starting basis is not primal feasible")
