@@ -19,7 +19,6 @@ the time to the best solution.  Writes ``results.csv`` and ``results.md`` to
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import time
 
@@ -28,6 +27,9 @@ from sklearn.model_selection import train_test_split
 import gto
 import gto.mip
 import problems
+from gto.files import write_text_atomic
+
+from .common import markdown_table, write_csv
 
 STRUCTURE = ((0, 1), (0, 1))
 FIELDS = ["dataset", "budget", "arm", "n_errors", "bound", "gap", "status", "time_to_best", "runtime"]
@@ -74,21 +76,10 @@ def run(datasets, budgets, max_iter, out):
             for arm, row in (("mip", mip_row(alone)), ("mip+epts", mip_row(warm)), ("epts", epts)):
                 rows.append({"dataset": name, "budget": budget, "arm": arm, **row})
                 print(rows[-1], flush=True)
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.csv"), "w", newline="") as fh:
-        writer = csv.DictWriter(fh, FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    table = markdown(rows)
-    with open(os.path.join(out, "results.md"), "w") as fh:
-        fh.write(table + "\n")
+    write_csv(os.path.join(out, "results.csv"), rows, fields=FIELDS)
+    table = markdown_table(FIELDS, [[r[f] for f in FIELDS] for r in rows])
+    write_text_atomic(os.path.join(out, "results.md"), table + "\n")
     return table
-
-
-def markdown(rows):
-    lines = ["| " + " | ".join(FIELDS) + " |", "|" + "---|" * len(FIELDS)]
-    lines += ["| " + " | ".join(str(r[f]) for f in FIELDS) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 def main(argv=None):

@@ -12,11 +12,11 @@ import csv
 import json
 import math
 import os
-import tempfile
 
 import numpy as np
 
-from .tree import Tree, write_json_atomic
+from ._atomic import write_text_atomic
+from .tree import Tree
 
 MODEL_FORMAT = "gto.Model"
 MODEL_VERSION = 1
@@ -109,30 +109,15 @@ def read_table(path, target=None, features=None, target_optional=False):
     return X, y, list(features)
 
 
-def write_text_atomic(path, text):
-    """Write text to ``path`` through a temporary file in the same folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def save_model(path, tree, feature_names=None, target=None):
     """Write ``{"format": "gto.Model", "tree": tree.to_dict(), ...}`` atomically."""
-    write_json_atomic(path, {
+    write_text_atomic(path, json.dumps({
         "format": MODEL_FORMAT,
         "version": MODEL_VERSION,
         "tree": tree.to_dict(),
         "feature_names": None if feature_names is None else list(feature_names),
         "target": target,
-    })
+    }, indent=1))
 
 
 def load_model(path):

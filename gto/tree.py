@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import numbers
-import os
-import tempfile
 
 import numpy as np
 
+from ._atomic import write_text_atomic
 from ._validation import check_X, check_labels, check_sample_weight
 
 FORMAT = "gto.Tree"
@@ -298,7 +297,7 @@ class Tree:
 
     def save(self, path):
         """Write the tree as JSON, atomically (temporary file, then rename)."""
-        write_json_atomic(path, self.to_dict())
+        write_text_atomic(path, json.dumps(self.to_dict(), indent=1))
 
     @classmethod
     def load(cls, path):
@@ -359,19 +358,3 @@ def _to_lists(spec):
 
 def _to_tuples(spec):
     return tuple(_to_tuples(c) for c in spec) if _is_internal(spec) else spec
-
-
-def write_json_atomic(path, data):
-    """Write ``data`` as JSON to ``path`` through a temporary file in the same folder."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
