@@ -25,6 +25,7 @@ from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one, singl
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
 PIVOT_RTOL = 1e-7  # ... nor below this times the column's largest |g| (conditioning)
+ZERO_TOL = 1e-12  # a slack this close to 0 is degenerate: tight, and either y or u basic
 REFACTOR_EVERY = 64  # rank-one updates between refactorisations
 CHECK_EVERY = 16  # rank-one updates between residual checks
 RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation

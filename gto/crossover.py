@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from .block import PIVOT_TOL, Block
+from .block import PIVOT_TOL, ZERO_TOL, Block
 
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
-ZERO_TOL = 1e-12  # a slack this close to 0 counts as satisfied and tight
 
 
 def margin_scaled(Z):

@@ -16,14 +16,16 @@ import time
 
 import numpy as np
 
+from .formulation import decision_errors
 from .hinge_lp import solve_hinge_lp
 
 GAP_TOL = 1e-9
 
 
 def _slacks(problem, Theta):
+    """Decision values and the tight slacks y = max(0, 1 -/+ z) of every triple."""
     Z = problem.X1 @ Theta.T
-    return Z, np.maximum(0.0, 1.0 + Z), np.maximum(0.0, 1.0 - Z)
+    return (Z, *decision_errors(Z))
 
 
 def _leaf_poly(problem, YL, YR, dL, dR):

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import PIVOT_RTOL, PIVOT_TOL
+from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
 
 SLOPE_TOL = 1e-10
-ZERO_TOL = 1e-12  # |r| at or below this is a degenerate (zero) slack
 
 
 def _padded(block, cost):

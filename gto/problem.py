@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import check_fit_data
-from .formulation import build_triples, class_leaf_mask, merge_duplicates
-from .objectives import COUNT_TOL, OBJECTIVES
+from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
+from .objectives import OBJECTIVES, point_errors
 from ._kernels import strict_errors
 from .scaling import Scaler
 from .tree import Tree
@@ -53,11 +53,10 @@ class Objective:
         """Objective of the (N, K) leaf errors."""
         P = self.problem
         if self.product:
-            total = P.weight @ np.where(P.mask, LE, 1.0).prod(axis=1)
-            return float(total)
-        best = np.where(P.mask, LE, np.inf).min(axis=1)
-        sums = (np.array([P.weight @ best]), np.array([P.weight @ (best > COUNT_TOL)]))
-        return float(self.finish(sums)[0])
+            return float(P.weight @ point_errors(LE, P.mask, "product"))
+        total = P.weight @ point_errors(LE, P.mask, "minimum")
+        count = P.weight @ point_errors(LE, P.mask, "count")
+        return float(self.finish((np.array([total]), np.array([count])))[0])
 
 
 class TreeProblem:
@@ -114,11 +113,7 @@ class TreeProblem:
 
     # -- evaluation ------------------------------------------------------------
     def decision_errors(self, Z):
-        left = np.maximum(0.0, 1.0 + Z)
-        right = np.maximum(0.0, 1.0 - Z)
-        if self.p != 1:
-            left, right = left**self.p, right**self.p
-        return left, right
+        return decision_errors(Z, self.p)
 
     def leaf_errors(self, Z):
         left, right = self.decision_errors(Z)
