@@ -30,40 +30,20 @@ def pivot_threshold(g, in_block, tol, rtol):
 
 
 @njit(cache=True)
-def ratio_one(g, rabs, ybasic, in_block, sigma, tol, rtol):
-    """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1).
+def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
+    """Ratio tests of columns q0..q1-1 of G, both signs: slot q is sigma=+1,
+    slot m + q sigma=-1.  Returns (steps, rows) of length 2m (inf / -1 where
+    the ray is unbounded or the column is not tested).
 
-    A basic y (ybasic) blocks when sigma * g exceeds the pivot threshold, a
-    basic u when it is below minus it; the step is |r| / |g|; ties go to the
-    lowest row.
-    """
-    thr = pivot_threshold(g, in_block, tol, rtol)
-    best, row = np.inf, -1
-    for t in range(g.shape[0]):
-        if in_block[t]:
-            continue
-        h = g[t] if ybasic[t] else -g[t]
-        if sigma * h > thr:
-            ratio = rabs[t] / abs(g[t])
-            if ratio < best:
-                best, row = ratio, t
-    return best, row
-
-
-@njit(cache=True)
-def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
-    """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G.
-
-    Same rule and arithmetic as :func:`ratio_one`, so ties break alike.
+    Along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
+    exceeds the pivot threshold (:func:`pivot_threshold`), a basic u when it
+    is below minus it; the step is |r| / |g|, ties go to the lowest row.  One
+    pass tests every |g| > tol while finding the column's largest |g|; only
+    a column whose winner falls below the relative floor is tested again
+    (the winner of a pass over a superset wins over any subset holding it).
     """
     T, m = G.shape
-    thr = np.zeros(m)
-    for t in range(T):
-        if not in_block[t]:
-            for q in range(m):
-                thr[q] = max(thr[q], abs(G[t, q]))
-    for q in range(m):
-        thr[q] = max(tol, rtol * thr[q])
+    top = np.zeros(m)
     steps = np.full(2 * m, np.inf)
     rows = np.full(2 * m, -1)
     for t in range(T):
@@ -71,20 +51,49 @@ def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
             continue
         r = rabs[t]
         sign = 1.0 if ybasic[t] else -1.0
-        for q in range(m):
+        for q in range(q0, q1):
             g = G[t, q]
-            h = sign * g
-            if h > thr[q]:
-                ratio = r / abs(g)
-                if ratio < steps[q]:
-                    steps[q] = ratio
-                    rows[q] = t
-            elif h < -thr[q]:
-                ratio = r / abs(g)
-                if ratio < steps[m + q]:
-                    steps[m + q] = ratio
-                    rows[m + q] = t
+            a = abs(g)
+            top[q] = max(top[q], a)
+            if a > tol:
+                s = q if sign * g > 0 else m + q
+                if r < steps[s] * a:
+                    steps[s] = r / a
+                    rows[s] = t
+    for q in range(q0, q1):
+        thr = max(tol, rtol * top[q])
+        if (rows[q] < 0 or abs(G[rows[q], q]) > thr) and (
+                rows[m + q] < 0 or abs(G[rows[m + q], q]) > thr):
+            continue
+        steps[q] = steps[m + q] = np.inf
+        rows[q] = rows[m + q] = -1
+        for t in range(T):
+            if in_block[t]:
+                continue
+            g = G[t, q]
+            a = abs(g)
+            if a > thr:
+                s = q if (g > 0) == ybasic[t] else m + q
+                if rabs[t] < steps[s] * a:
+                    steps[s] = rabs[t] / a
+                    rows[s] = t
     return steps, rows
+
+
+@njit(cache=True)
+def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
+    """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1);
+    the rule of :func:`_ratio_columns`."""
+    steps, rows = _ratio_columns(G, q, q + 1, rabs, ybasic, in_block, tol, rtol)
+    s = q if sigma > 0 else G.shape[1] + q
+    return steps[s], rows[s]
+
+
+@njit(cache=True)
+def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
+    """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G,
+    by the rule of :func:`_ratio_columns`."""
+    return _ratio_columns(G, 0, G.shape[1], rabs, ybasic, in_block, tol, rtol)
 
 
 @njit(cache=True, inline="always")
@@ -99,30 +108,17 @@ def reached_leaf(Z, i, child_kind, child_index):
 
 
 @njit(cache=True)
-def single_edge(rows, Binv, q, sigma, rabs, ybasic, in_block, tol, rtol, X1, theta, out):
-    """One edge of a block: :func:`ratio_one` on ``g = rows @ M^-1 e_q``, and
-    the decision's new values ``X1 @ (theta + sigma * step * M^-1 e_q)``
+def single_edge(G, H, q, sigma, rabs, ybasic, in_block, tol, rtol, z, out):
+    """One edge of a block: :func:`ratio_one` on column q of ``G = A M^-1``,
+    and the points' new values ``z + sigma * step * H[:, q]`` (``H = X M^-1``)
     written to ``out``.  Returns the leaving row, -1 for a ray.
     """
-    T, m = rows.shape
-    g = np.empty(T)
-    for t in range(T):
-        acc = 0.0
-        for a in range(m):
-            acc += rows[t, a] * Binv[a, q]
-        g[t] = acc
-    step, leave = ratio_one(g, rabs, ybasic, in_block, sigma, tol, rtol)
+    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
     if leave < 0:
         return -1
     c = sigma * step
-    new = np.empty(m)
-    for a in range(m):
-        new[a] = theta[a] + c * Binv[a, q]
-    for i in range(X1.shape[0]):
-        acc = 0.0
-        for a in range(m):
-            acc += X1[i, a] * new[a]
-        out[i] = acc
+    for i in range(H.shape[0]):
+        out[i] = z[i] + c * H[i, q]
     return leave
 
 
@@ -141,25 +137,37 @@ def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
 
 
 @njit(cache=True)
-def block_update(Binv, rows, rhs, tight, q, leave, theta, r, rabs):
-    """Row q of the block becomes ``rows[leave]``: Sherman-Morrison on ``Binv``,
+def _tableau_pivot(M, u, q):
+    """``M -= outer(M[:, q], u)``: the rank-one update of ``M = X B^-1`` when row
+    q of B is replaced (``u`` as :func:`block_update` makes it)."""
+    m = M.shape[1]
+    for i in range(M.shape[0]):
+        mq = M[i, q]
+        for c in range(m):
+            M[i, c] -= mq * u[c]
+
+
+@njit(cache=True)
+def block_update(Binv, G, H, rows, rhs, tight, q, leave, theta, r, rabs):
+    """Row q of the block becomes ``rows[leave]``: Sherman-Morrison on ``Binv``
+    and the same rank-one update of ``G = rows @ Binv`` and ``H = X @ Binv``;
     then ``theta = Binv @ rhs[tight]`` and the slacks ``r = rhs - rows @ theta``
     (``rabs = |r|``, inf on block rows).  ``tight`` must already hold ``leave``.
     """
     m = Binv.shape[0]
-    col = Binv[:, q].copy()
-    g_out = 0.0
-    for a in range(m):
-        g_out += rows[leave, a] * col[a]
+    u = np.empty(m)  # rows[leave] @ Binv, scaled by the pivot element
     for c in range(m):
-        u = 0.0
+        acc = 0.0
         for a in range(m):
-            u += rows[leave, a] * Binv[a, c]
-        u /= g_out
-        for a in range(m):
-            Binv[a, c] -= col[a] * u
-    for a in range(m):
-        Binv[a, q] += col[a] / g_out
+            acc += rows[leave, a] * Binv[a, c]
+        u[c] = acc
+    g_out = u[q]
+    for c in range(m):
+        u[c] /= g_out
+    u[q] = 1.0 - 1.0 / g_out  # so column q becomes M[:, q] / g_out
+    _tableau_pivot(Binv, u, q)
+    _tableau_pivot(G, u, q)
+    _tableau_pivot(H, u, q)
     for a in range(m):
         acc = 0.0
         for c in range(m):

@@ -16,6 +16,11 @@ An edge frees tight triple q in direction sigma: ``theta + t sigma M^-1 e_q``
 (sigma = +1: the triple becomes strictly satisfied and u_q enters; sigma = -1:
 violated, y_q enters).  The ratio test stops at the first basic y or u that
 reaches 0; that triple replaces q in the block (a rank-one update of M^-1).
+
+The block keeps the products ``G = A M^-1`` (each column: the triples' slack
+rates along an edge) and, for the points it tracks, ``H = X M^-1`` up to
+date through the same rank-one updates (a simplex tableau pivot), so an
+edge's ratio test and new point values need no matrix product.
 """
 from __future__ import annotations
 
@@ -38,8 +43,9 @@ class SingularBlockError(ValueError):
 class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
-    def __init__(self, rows, tight, ybasic=None, n_real=None):
+    def __init__(self, rows, tight, ybasic=None, n_real=None, points=None):
         self.rows = rows
+        self.points = np.zeros((0, rows.shape[1])) if points is None else points
         self.n_real = len(rows) if n_real is None else int(n_real)
         self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
         self.m = rows.shape[1]
@@ -65,7 +71,14 @@ class Block:
             raise SingularBlockError("tight triples are not affinely independent") from None
         if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
+        self.G = self.rows @ self.Binv
+        self.H = self.points @ self.Binv
         self._set_theta()
+
+    def track(self, points):
+        """Also keep ``H = points @ M^-1`` (the points' rates along each edge) up to date."""
+        self.points = points
+        self.H = points @ self.Binv
 
     def _set_theta(self):
         self.theta = self.Binv @ self.rhs[self.tight]
@@ -85,22 +98,26 @@ class Block:
     # and -g for basic u, the row blocks sigma = +1 when h > tol and sigma = -1
     # when h < -tol, at step |r| / |g| either way.  Ties go to the lowest index.
 
-    def ratio_test(self, g, sigma):
-        """First basic y/u to reach 0 along ``sigma * M^-1 e_q`` (g = A @ M^-1 e_q).
+    def ratio_test(self, q, sigma):
+        """First basic y/u to reach 0 along ``sigma * M^-1 e_q``.
 
         Returns ``(step, leaving)``, ``(inf, -1)`` for an unbounded ray.
         """
-        return ratio_one(g, self.rabs, self.ybasic, self.in_block, sigma, PIVOT_TOL, PIVOT_RTOL)
+        return ratio_one(self.G, q, sigma, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
+                         PIVOT_RTOL)
 
-    def edge(self, q, sigma, X1, out):
+    def edge(self, q, sigma, z, out):
         """Leaving row of the edge freeing position q (-1 for a ray); writes the
-        decision's new values ``X1 @ theta'`` into ``out``."""
-        return single_edge(self.rows, self.Binv, q, sigma, self.rabs, self.ybasic, self.in_block,
-                           PIVOT_TOL, PIVOT_RTOL, X1, self.theta, out)
+        tracked points' new values ``z + sigma * step * H[:, q]`` into ``out``
+        (``z``: their values now, see :meth:`track`)."""
+        return single_edge(self.G, self.H, q, sigma, self.rabs, self.ybasic, self.in_block,
+                           PIVOT_TOL, PIVOT_RTOL, z, out)
 
-    def is_leaving(self, g, sigma, leave, rtol=1e-9):
-        """True if row ``leave`` blocks the ray and ties the minimum ratio (degenerate ties)."""
-        step, _ = self.ratio_test(g, sigma)
+    def is_leaving(self, q, sigma, leave, rtol=1e-9):
+        """True if row ``leave`` blocks the ray freeing position q and ties the
+        minimum ratio (degenerate ties)."""
+        step, _ = self.ratio_test(q, sigma)
+        g = self.G[:, q]
         h = g[leave] if self.ybasic[leave] else -g[leave]
         threshold = pivot_threshold(g, self.in_block, PIVOT_TOL, PIVOT_RTOL)
         if self.in_block[leave] or not sigma * h > threshold:
@@ -112,7 +129,7 @@ class Block:
 
         Returns ``(steps, leaving)`` arrays of length 2m (inf / -1 for rays).
         """
-        return ratio_all(self.rows @ self.Binv, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
+        return ratio_all(self.G, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
                          PIVOT_RTOL)
 
     def set_rhs(self, rhs):
@@ -133,7 +150,7 @@ class Block:
         self.position[freed], self.position[leave] = -1, q
         self.ybasic[freed] = sigma < 0
         self.updates += 1
-        block_update(self.Binv, self.rows, self.rhs, self.tight, q, leave, self.theta, self.r,
+        block_update(self.Binv, self.G, self.H, self.rows, self.rhs, self.tight, q, leave, self.theta, self.r,
                      self.rabs)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL

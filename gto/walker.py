@@ -41,6 +41,8 @@ class TreeWalker(Walker):
         self.problem = P
         self.blocks = blocks
         self.objective = objective
+        for b in blocks:
+            b.track(P.X1)
         self.n_variables = P.n_theta + 2 * P.T
         self.Z = np.column_stack([P.X1 @ b.theta for b in blocks])
         self._exact_errors()
@@ -112,7 +114,7 @@ class TreeWalker(Walker):
         if leaving != leaving_id:
             leave = int(leaving) - P.n_theta - P.start[d]
             leave -= P.T if leave >= P.T else 0
-            if not (0 <= leave < b.n_real) or not b.is_leaving(b.rows @ b.Binv[:, q], sigma, leave):
+            if not (0 <= leave < b.n_real) or not b.is_leaving(q, sigma, leave):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
         self._fresh[d] = False
@@ -155,7 +157,7 @@ class TreeWalker(Walker):
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
         fill_edges(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
-                   P.X1 @ b.Binv, self.Z, d, self._table, self._valid, self._entering,
+                   b.H, self.Z, d, self._table, self._valid, self._entering,
                    self._leaving, self._row_start[d])
         self._fresh[d] = True
 
@@ -186,7 +188,7 @@ class TreeWalker(Walker):
         if self._scratch_for == entering:  # evaluated just before, vertex unchanged
             return self._scratch
         j = len(self._table) - 1  # one ratio test into the scratch row
-        leave = b.edge(q, sigma, P.X1, self._table[j])
+        leave = b.edge(q, sigma, self.Z[:, d], self._table[j])
         if leave < 0:
             return None
         self._row_decision[j] = d
