@@ -13,6 +13,10 @@ from numba import njit
 
 from .objectives import COUNT_TOL
 
+#: lets LLVM vectorise sums over the points (reassociation only: no finite-math
+#: assumption, the minimum error uses inf); results are reproducible on a machine
+REASSOC = {"reassoc"}
+
 
 @njit(cache=True)
 def pivot_threshold(g, in_block, tol, rtol):
@@ -97,11 +101,12 @@ def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
 
 
 @njit(cache=True, inline="always")
-def reached_leaf(Z, i, child_kind, child_index):
-    """Leaf point i reaches from the root (z <= 0 goes left)."""
+def reached_leaf(Zt, i, child_kind, child_index):
+    """Leaf point i reaches from the root (z <= 0 goes left); ``Zt[d, i]`` is
+    decision d's value at point i."""
     node = 0
     while True:
-        s = 1 if Z[i, node] > 0 else 0
+        s = 1 if Zt[node, i] > 0 else 0
         if child_kind[node, s] == 1:
             return child_index[node, s]
         node = child_index[node, s]
@@ -109,65 +114,79 @@ def reached_leaf(Z, i, child_kind, child_index):
 
 @njit(cache=True)
 def single_edge(G, H, q, sigma, rabs, ybasic, in_block, tol, rtol, z, out):
-    """One edge of a block: :func:`ratio_one` on column q of ``G = A M^-1``,
-    and the points' new values ``z + sigma * step * H[:, q]`` (``H = X M^-1``)
+    """One edge of a block (``G``, ``H`` as :mod:`gto.block` keeps them):
+    :func:`ratio_one`, and the points' new values ``z + sigma * step * H[q]``
     written to ``out``.  Returns the leaving row, -1 for a ray.
     """
     step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
     if leave < 0:
         return -1
     c = sigma * step
-    for i in range(H.shape[0]):
-        out[i] = z[i] + c * H[i, q]
+    h = H[q]
+    for i in range(h.shape[0]):
+        out[i] = z[i] + c * h[i]
     return leave
 
 
 @njit(cache=True)
-def strict_errors(Z, child_kind, child_index, leaf_ok_for_point, weight):
+def strict_errors(Zt, child_kind, child_index, leaf_ok_for_point, weight):
     """Weighted misclassified count: walk each point down (z <= 0 goes left).
 
-    ``child_kind[d, s]`` is 0 for a decision, 1 for a leaf (s = 0 left, 1
-    right); ``leaf_ok_for_point[i, k]`` is True when leaf k has i's class.
+    ``Zt[d, i]``: decision d's value at point i.  ``child_kind[d, s]`` is 0
+    for a decision, 1 for a leaf (s = 0 left, 1 right);
+    ``leaf_ok_for_point[i, k]`` is True when leaf k has i's class.
     """
     total = 0.0
-    for i in range(Z.shape[0]):
-        if not leaf_ok_for_point[i, reached_leaf(Z, i, child_kind, child_index)]:
+    for i in range(Zt.shape[1]):
+        if not leaf_ok_for_point[i, reached_leaf(Zt, i, child_kind, child_index)]:
             total += weight[i]
     return total
 
 
 @njit(cache=True)
-def _tableau_pivot(M, u, q):
-    """``M -= outer(M[:, q], u)``: the rank-one update of ``M = X B^-1`` when row
-    q of B is replaced (``u`` as :func:`block_update` makes it)."""
+def _pivot_columns(M, u, q):
+    """Row q of a basis B is replaced and ``u`` is the new row times ``B^-1``:
+    the update of ``M = X B^-1`` (or ``B^-1`` itself), column c != q losing
+    ``M[:, q] * u[c] / u[q]`` and column q divided by ``u[q]``."""
     m = M.shape[1]
+    f = u / u[q]
+    f[q] = 1.0 - 1.0 / u[q]
     for i in range(M.shape[0]):
         mq = M[i, q]
         for c in range(m):
-            M[i, c] -= mq * u[c]
+            M[i, c] -= mq * f[c]
+
+
+@njit(cache=True)
+def _pivot_rows(M, u, q):
+    """:func:`_pivot_columns` on ``M`` stored transposed (row c is column c)."""
+    for c in range(M.shape[0]):
+        if c != q:
+            f = u[c] / u[q]
+            for i in range(M.shape[1]):
+                M[c, i] -= f * M[q, i]
+    f = 1.0 / u[q]
+    for i in range(M.shape[1]):
+        M[q, i] *= f
 
 
 @njit(cache=True)
 def block_update(Binv, G, H, rows, rhs, tight, q, leave, theta, r, rabs):
     """Row q of the block becomes ``rows[leave]``: Sherman-Morrison on ``Binv``
-    and the same rank-one update of ``G = rows @ Binv`` and ``H = X @ Binv``;
-    then ``theta = Binv @ rhs[tight]`` and the slacks ``r = rhs - rows @ theta``
+    and the same update of ``G`` and ``H`` (see :mod:`gto.block`); then
+    ``theta = Binv @ rhs[tight]`` and the slacks ``r = rhs - rows @ theta``
     (``rabs = |r|``, inf on block rows).  ``tight`` must already hold ``leave``.
     """
     m = Binv.shape[0]
-    u = np.empty(m)  # rows[leave] @ Binv, scaled by the pivot element
+    u = np.empty(m)  # rows[leave] @ Binv
     for c in range(m):
         acc = 0.0
         for a in range(m):
             acc += rows[leave, a] * Binv[a, c]
         u[c] = acc
-    g_out = u[q]
-    for c in range(m):
-        u[c] /= g_out
-    u[q] = 1.0 - 1.0 / g_out  # so column q becomes M[:, q] / g_out
-    _tableau_pivot(Binv, u, q)
-    _tableau_pivot(G, u, q)
-    _tableau_pivot(H, u, q)
+    _pivot_columns(Binv, u, q)
+    _pivot_columns(G, u, q)
+    _pivot_rows(H, u, q)
     for a in range(m):
         acc = 0.0
         for c in range(m):
@@ -185,18 +204,19 @@ def block_update(Binv, G, H, rows, rhs, tight, q, leave, theta, r, rabs):
 
 
 @njit(cache=True)
-def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, Z, d, table, valid, entering,
+def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, z, table, valid, entering,
                leaving, offset):
     """Decision d's 2m edge slots into the walker's edge table at row ``offset``.
 
     Slot j < m frees block position q = j with sigma = +1 (u enters), slot
     m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded
     and frees a real triple.  Row ``offset + j`` of ``table`` gets the new
-    values ``z_d + sigma * step * H[:, q]`` with ``H = X1 @ M^-1``.  Variable
-    numbers follow :func:`gto.standard_form`.
+    values ``z + sigma * step * H[q]`` (``z``: the decision's values now,
+    ``H`` as :mod:`gto.block` keeps it).  Variable numbers follow
+    :func:`gto.standard_form`.
     """
     m = tight.shape[0]
-    N = H.shape[0]
+    N = H.shape[1]
     for j in range(2 * m):
         q = j % m
         ok = leave[j] >= 0 and tight[q] < n_real
@@ -206,8 +226,10 @@ def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, Z, d, table, val
         entering[offset + j] = base + tight[q] + (T if j < m else 0)
         leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
         c = (1.0 if j < m else -1.0) * steps[j]
+        h = H[q]
+        out = table[offset + j]
         for i in range(N):
-            table[offset + j, i] = Z[i, d] + c * H[i, q]
+            out[i] = z[i] + c * h[i]
 
 
 @njit(cache=True)
@@ -279,7 +301,7 @@ def _horner(P, start, deg, i, e):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=REASSOC)
 def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
     """Objective sums of the moves in ``rows`` of the edge table (see :func:`leaf_terms`).
 
@@ -332,21 +354,25 @@ def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
 
 
 @njit(cache=True)
-def vertex_update(X1, theta, d, Z, EL, ER, LE, sides, point_leaves, weight, p, product,
+def vertex_update(X1t, theta, d, Zt, EL, ER, LE, sides, point_leaves, weight, p, product,
                   child_kind, child_index, leaf_ok):
-    """Decision d moved to ``theta``: refresh its values and decision errors,
-    the leaf errors (eq. 13-14) below it (incrementally), and return the sums
-    of the objective (as :func:`table_sums`) and the strict misclassified count.
+    """Decision d moved to ``theta``: refresh its values ``Zt[d] = theta @ X1t``
+    and decision errors, the leaf errors (eq. 13-14) below it (incrementally),
+    and return the sums of the objective (as :func:`table_sums`) and the
+    strict misclassified count.
     """
-    N, m = X1.shape
+    m, N = X1t.shape
     K = LE.shape[1]
+    zd = Zt[d]
+    zd[:] = 0.0
+    for a in range(m):
+        for i in range(N):
+            zd[i] += theta[a] * X1t[a, i]
     s0 = 0.0
     s1 = 0.0
     wrong = 0.0
     for i in range(N):
-        z = 0.0
-        for a in range(m):
-            z += X1[i, a] * theta[a]
+        z = zd[i]
         el = max(1.0 + z, 0.0)
         er = max(1.0 - z, 0.0)
         if p == 2:
@@ -354,7 +380,6 @@ def vertex_update(X1, theta, d, Z, EL, ER, LE, sides, point_leaves, weight, p, p
             er *= er
         dl = el - EL[i, d]
         dr = er - ER[i, d]
-        Z[i, d] = z
         EL[i, d] = el
         ER[i, d] = er
         for k in range(K):
@@ -374,6 +399,6 @@ def vertex_update(X1, theta, d, Z, EL, ER, LE, sides, point_leaves, weight, p, p
         s0 += weight[i] * acc
         if not product and acc > COUNT_TOL:
             s1 += weight[i]
-        if not leaf_ok[i, reached_leaf(Z, i, child_kind, child_index)]:
+        if not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]:
             wrong += weight[i]
     return s0, s1, wrong

@@ -17,10 +17,11 @@ An edge frees tight triple q in direction sigma: ``theta + t sigma M^-1 e_q``
 violated, y_q enters).  The ratio test stops at the first basic y or u that
 reaches 0; that triple replaces q in the block (a rank-one update of M^-1).
 
-The block keeps the products ``G = A M^-1`` (each column: the triples' slack
-rates along an edge) and, for the points it tracks, ``H = X M^-1`` up to
-date through the same rank-one updates (a simplex tableau pivot), so an
-edge's ratio test and new point values need no matrix product.
+The block keeps ``G = A M^-1`` (column q: the rates ``g`` of the triples'
+``a_t @ theta`` along edge q) and, for the points it tracks, ``H = (X
+M^-1)^T`` (stored by edge: row q) up to date through the same rank-one
+updates as ``M^-1`` (a simplex tableau pivot), so an edge's ratio test and
+the points' new values need no matrix product.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ class Block:
 
     def __init__(self, rows, tight, ybasic=None, n_real=None, points=None):
         self.rows = rows
-        self.points = np.zeros((0, rows.shape[1])) if points is None else points
+        self.points = np.zeros((0, rows.shape[1])) if points is None else points  # see track
         self.n_real = len(rows) if n_real is None else int(n_real)
         self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
         self.m = rows.shape[1]
@@ -72,13 +73,13 @@ class Block:
         if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
         self.G = self.rows @ self.Binv
-        self.H = self.points @ self.Binv
+        self.H = np.ascontiguousarray((self.points @ self.Binv).T)
         self._set_theta()
 
     def track(self, points):
-        """Also keep ``H = points @ M^-1`` (the points' rates along each edge) up to date."""
+        """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge) up to date."""
         self.points = points
-        self.H = points @ self.Binv
+        self.H = np.ascontiguousarray((points @ self.Binv).T)
 
     def _set_theta(self):
         self.theta = self.Binv @ self.rhs[self.tight]
@@ -108,7 +109,7 @@ class Block:
 
     def edge(self, q, sigma, z, out):
         """Leaving row of the edge freeing position q (-1 for a ray); writes the
-        tracked points' new values ``z + sigma * step * H[:, q]`` into ``out``
+        tracked points' new values ``z + sigma * step * H[q]`` into ``out``
         (``z``: their values now, see :meth:`track`)."""
         return single_edge(self.G, self.H, q, sigma, self.rabs, self.ybasic, self.in_block,
                            PIVOT_TOL, PIVOT_RTOL, z, out)
@@ -150,8 +151,8 @@ class Block:
         self.position[freed], self.position[leave] = -1, q
         self.ybasic[freed] = sigma < 0
         self.updates += 1
-        block_update(self.Binv, self.G, self.H, self.rows, self.rhs, self.tight, q, leave, self.theta, self.r,
-                     self.rabs)
+        block_update(self.Binv, self.G, self.H, self.rows, self.rhs, self.tight, q, leave,
+                     self.theta, self.r, self.rabs)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

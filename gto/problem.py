@@ -121,7 +121,7 @@ class TreeProblem:
 
     def n_errors(self, Z):
         """Weighted misclassified count under the strict rule (z <= 0 goes left)."""
-        return strict_errors(np.ascontiguousarray(Z), self.child_kind, self.child_index,
+        return strict_errors(np.ascontiguousarray(Z.T), self.child_kind, self.child_index,
                              self.mask, self.weight)
 
     def objective(self, name, Z=None):

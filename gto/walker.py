@@ -44,10 +44,11 @@ class TreeWalker(Walker):
         for b in blocks:
             b.track(P.X1)
         self.n_variables = P.n_theta + 2 * P.T
-        self.Z = np.column_stack([P.X1 @ b.theta for b in blocks])
+        self._X1t = np.ascontiguousarray(P.X1.T)
+        self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
         self._exact_errors()
         self._value = float(objective(self.LE))
-        self.count = P.n_errors(self.Z)
+        self.count = P.n_errors(self.Zt.T)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
@@ -66,7 +67,7 @@ class TreeWalker(Walker):
         self.pivots = 0
 
     def _exact_errors(self):
-        self.EL, self.ER = self.problem.decision_errors(self.Z)
+        self.EL, self.ER = self.problem.decision_errors(self.Zt.T)
         self.LE = self.EL @ self.problem.SL.T + self.ER @ self.problem.SR.T
 
     # -- Walker interface --------------------------------------------------------
@@ -122,10 +123,10 @@ class TreeWalker(Walker):
         self._scratch_for = None
         self.pivots += 1
         if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
-            self.Z[:, d] = P.X1 @ b.theta
+            self.Zt[d] = b.theta @ self._X1t
             self._exact_errors()
         s0, s1, wrong = vertex_update(
-            P.X1, b.theta, d, self.Z, self.EL, self.ER, self.LE, P.sides, P.point_leaves,
+            self._X1t, b.theta, d, self.Zt, self.EL, self.ER, self.LE, P.sides, P.point_leaves,
             P.weight, P.p, self.objective.product, P.child_kind, P.child_index, P.mask,
         )
         self._value = float(self.objective.finish((np.array([s0]), np.array([s1])))[0])
@@ -157,7 +158,7 @@ class TreeWalker(Walker):
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
         fill_edges(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
-                   b.H, self.Z, d, self._table, self._valid, self._entering,
+                   b.H, self.Zt[d], self._table, self._valid, self._entering,
                    self._leaving, self._row_start[d])
         self._fresh[d] = True
 
@@ -188,7 +189,7 @@ class TreeWalker(Walker):
         if self._scratch_for == entering:  # evaluated just before, vertex unchanged
             return self._scratch
         j = len(self._table) - 1  # one ratio test into the scratch row
-        leave = b.edge(q, sigma, self.Z[:, d], self._table[j])
+        leave = b.edge(q, sigma, self.Zt[d], self._table[j])
         if leave < 0:
             return None
         self._row_decision[j] = d
