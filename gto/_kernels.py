@@ -129,18 +129,18 @@ def single_edge(G, H, q, sigma, rabs, ybasic, in_block, tol, rtol, z, out):
 
 
 @njit(cache=True)
-def strict_errors(Zt, child_kind, child_index, leaf_ok_for_point, weight):
-    """Weighted misclassified count: walk each point down (z <= 0 goes left).
+def misclassified(Zt, child_kind, child_index, leaf_ok_for_point):
+    """Bool per point: misclassified under the strict rule (z <= 0 goes left).
 
     ``Zt[d, i]``: decision d's value at point i.  ``child_kind[d, s]`` is 0
     for a decision, 1 for a leaf (s = 0 left, 1 right);
     ``leaf_ok_for_point[i, k]`` is True when leaf k has i's class.
     """
-    total = 0.0
-    for i in range(Zt.shape[1]):
-        if not leaf_ok_for_point[i, reached_leaf(Zt, i, child_kind, child_index)]:
-            total += weight[i]
-    return total
+    N = Zt.shape[1]
+    wrong = np.empty(N, dtype=np.bool_)
+    for i in range(N):
+        wrong[i] = not leaf_ok_for_point[i, reached_leaf(Zt, i, child_kind, child_index)]
+    return wrong
 
 
 @njit(cache=True)
@@ -233,7 +233,7 @@ def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, z, table, valid,
 
 
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, decisions):
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -244,12 +244,16 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, decision
     over the class leaves not below d.  Minimum (eq. 17):
     ``min(LOW, A0 + el, B0 + er)``.  ``base_k`` is leaf k's error less d's old
     decision error on its side.  ``degrees[0, d]``, ``degrees[1, d]`` get the
-    degrees of PL and PR.  Only the listed ``decisions`` are (re)computed.
+    degrees of PL and PR.  Only decisions with ``stale[d]`` are (re)computed;
+    their flags are cleared.
     """
     D, rows, N = terms.shape
     L1 = (rows - 4) // 2
     c_row = 2 * L1
-    for d in decisions:
+    for d in range(D):
+        if not stale[d]:
+            continue
+        stale[d] = False
         P = terms[d]
         P[:c_row, :] = 0.0
         degrees[0, d] = 0
@@ -353,26 +357,64 @@ def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
     return out
 
 
+@njit(cache=True, fastmath=REASSOC)
+def move_sums(z, d, EL, ER, LE, sides, point_leaves, weight, p, product):
+    """Objective sums (as :func:`table_sums`) if decision d's values became ``z``:
+    every class leaf of a point left of d changes by its change in el, right
+    of d in er.  (Inline loops: a helper call here costs a factor of four.)"""
+    s0 = 0.0
+    s1 = 0.0
+    for i in range(z.shape[0]):
+        el = max(1.0 + z[i], 0.0)
+        er = max(1.0 - z[i], 0.0)
+        if p == 2:
+            el *= el
+            er *= er
+        dl = el - EL[i, d]
+        dr = er - ER[i, d]
+        acc = 1.0 if product else np.inf
+        for a in range(point_leaves.shape[1]):
+            k = point_leaves[i, a]
+            if k < 0:
+                break
+            s = sides[k, d]
+            e = LE[i, k] + (dl if s < 0 else (dr if s > 0 else 0.0))
+            if product:
+                acc *= e
+            else:
+                acc = min(acc, e)
+        s0 += weight[i] * acc
+        if not product and acc > COUNT_TOL:
+            s1 += weight[i]
+    return s0, s1
+
+
 @njit(cache=True)
-def vertex_update(X1t, theta, d, Zt, EL, ER, LE, sides, point_leaves, weight, p, product,
-                  child_kind, child_index, leaf_ok):
+def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weight, p, product,
+                  child_kind, child_index, leaf_ok, wrong):
     """Decision d moved to ``theta``: refresh its values ``Zt[d] = theta @ X1t``
-    and decision errors, the leaf errors (eq. 13-14) below it (incrementally),
-    and return the sums of the objective (as :func:`table_sums`) and the
-    strict misclassified count.
+    (``znew``: scratch), its decision errors, the leaf errors (eq. 13-14)
+    below it, and the per-point ``wrong`` flags of :func:`misclassified`
+    (only points that changed sides at d can change leaf), all
+    incrementally.  Returns the sums of the objective (as :func:`table_sums`)
+    and the weighted misclassified count.
     """
     m, N = X1t.shape
     K = LE.shape[1]
-    zd = Zt[d]
-    zd[:] = 0.0
+    znew[:] = 0.0
     for a in range(m):
         for i in range(N):
-            zd[i] += theta[a] * X1t[a, i]
+            znew[i] += theta[a] * X1t[a, i]
+    zd = Zt[d]
     s0 = 0.0
     s1 = 0.0
-    wrong = 0.0
+    count = 0.0
     for i in range(N):
-        z = zd[i]
+        z = znew[i]
+        flipped = (z > 0) != (zd[i] > 0)
+        zd[i] = z
+        if flipped:
+            wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
         el = max(1.0 + z, 0.0)
         er = max(1.0 - z, 0.0)
         if p == 2:
@@ -399,6 +441,6 @@ def vertex_update(X1t, theta, d, Zt, EL, ER, LE, sides, point_leaves, weight, p,
         s0 += weight[i] * acc
         if not product and acc > COUNT_TOL:
             s1 += weight[i]
-        if not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]:
-            wrong += weight[i]
-    return s0, s1, wrong
+        if wrong[i]:
+            count += weight[i]
+    return s0, s1, count

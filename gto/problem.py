@@ -12,7 +12,7 @@ import numpy as np
 from ._validation import check_fit_data
 from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
 from .objectives import OBJECTIVES, point_errors
-from ._kernels import strict_errors
+from ._kernels import misclassified
 from .scaling import Scaler
 from .tree import Tree
 
@@ -121,8 +121,11 @@ class TreeProblem:
 
     def n_errors(self, Z):
         """Weighted misclassified count under the strict rule (z <= 0 goes left)."""
-        return strict_errors(np.ascontiguousarray(Z.T), self.child_kind, self.child_index,
-                             self.mask, self.weight)
+        return float(self.weight @ self.misclassified(np.ascontiguousarray(Z.T)))
+
+    def misclassified(self, Zt):
+        """Bool per point from decision values ``Zt`` (D, N): misclassified (strict rule)."""
+        return misclassified(Zt, self.child_kind, self.child_index, self.mask)
 
     def objective(self, name, Z=None):
         """The objective callable; the lexicographic one is scaled at ``Z``."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from tabu.walker import Walker
 
-from ._kernels import fill_edges, leaf_terms, table_sums, vertex_update
+from ._kernels import fill_edges, leaf_terms, move_sums, table_sums, vertex_update
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -37,18 +37,19 @@ class TreeWalker(Walker):
     """
 
     def __init__(self, problem, blocks, objective):
-        P = problem
-        self.problem = P
+        P = self.problem = problem
         self.blocks = blocks
         self.objective = objective
+        self._product = objective.product
         for b in blocks:
             b.track(P.X1)
         self.n_variables = P.n_theta + 2 * P.T
         self._X1t = np.ascontiguousarray(P.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
+        self._znew = np.empty(P.N)
         self._exact_errors()
         self._value = float(objective(self.LE))
-        self.count = P.n_errors(self.Zt.T)
+        self.count = float(P.weight @ self._wrong)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
@@ -62,13 +63,15 @@ class TreeWalker(Walker):
         self._fresh = [False] * P.D
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
-        self._stale = [True] * P.D  # per decision: leaf terms out of date
+        self._stale = np.ones(P.D, dtype=bool)  # per decision: leaf terms out of date
         self._scratch_for, self._scratch = None, None  # edge in the scratch row
         self.pivots = 0
 
     def _exact_errors(self):
-        self.EL, self.ER = self.problem.decision_errors(self.Zt.T)
-        self.LE = self.EL @ self.problem.SL.T + self.ER @ self.problem.SR.T
+        P = self.problem
+        self.EL, self.ER = P.decision_errors(self.Zt.T)
+        self.LE = self.EL @ P.SL.T + self.ER @ P.SR.T
+        self._wrong = P.misclassified(self.Zt)
 
     # -- Walker interface --------------------------------------------------------
     @property
@@ -93,16 +96,25 @@ class TreeWalker(Walker):
 
     def candidates(self):
         for d in range(len(self.blocks)):
-            self._refresh(d)
+            if not self._fresh[d]:
+                self._refresh(d)
+        P = self.problem
         rows = np.flatnonzero(self._valid[:-1])
-        values = self._score(rows, range(len(self.blocks)))
+        leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight, self._terms,
+                   self._degrees, self._stale)
+        sums = table_sums(self._table, rows, self._row_decision, self._terms, self._degrees,
+                          P.weight, P.p, self._product)
+        values = self.objective.finish((sums[:, 0], sums[:, 1]))
         return self._entering[rows], self._leaving[rows], values
 
     def evaluate(self, entering):
         found = self._locate(entering)
         if found is None:
             return -1, float("nan")
-        return found[4], float(self._score(np.array([found[5]]), (found[0],))[0])
+        P = self.problem
+        sums = move_sums(self._table[found[5]], found[0], self.EL, self.ER, self.LE, P.sides,
+                         P.point_leaves, P.weight, P.p, self._product)
+        return found[4], float(self.objective.finish(sums))
 
     def pivot(self, entering, leaving):
         """Move along (entering, leaving); any leaving row that ties the ratio test is accepted."""
@@ -119,41 +131,28 @@ class TreeWalker(Walker):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
         self._fresh[d] = False
-        self._stale = [True] * P.D
+        self._stale[:] = True
         self._scratch_for = None
         self.pivots += 1
         if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
             self.Zt[d] = b.theta @ self._X1t
             self._exact_errors()
-        s0, s1, wrong = vertex_update(
-            self._X1t, b.theta, d, self.Zt, self.EL, self.ER, self.LE, P.sides, P.point_leaves,
-            P.weight, P.p, self.objective.product, P.child_kind, P.child_index, P.mask,
+        s0, s1, count = vertex_update(
+            self._X1t, b.theta, d, self.Zt, self._znew, self.EL, self.ER, self.LE, P.sides,
+            P.point_leaves, P.weight, P.p, self._product, P.child_kind, P.child_index, P.mask,
+            self._wrong,
         )
-        self._value = float(self.objective.finish((np.array([s0]), np.array([s1])))[0])
-        self.count = wrong
-        self.counts.append(wrong)
-        if (self.count, self._value) < self.best_count[:2]:
-            self.best_count = (self.count, self._value, self.theta())
+        self._value = float(self.objective.finish((s0, s1)))
+        self.count = count
+        self.counts.append(count)
+        if count < self.best_count[0] or (count == self.best_count[0]
+                                          and self._value < self.best_count[1]):
+            self.best_count = (count, self._value, self.theta())
             self.best_count_time = time.time()
 
     # -- internals ---------------------------------------------------------------
-    def _score(self, rows, decisions):
-        """Objective at the ends of the edge-table ``rows`` (moves of ``decisions``)."""
-        P = self.problem
-        needed = [d for d in decisions if self._stale[d]]
-        if needed:
-            leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight,
-                       self._terms, self._degrees, np.array(needed))
-            for d in needed:
-                self._stale[d] = False
-        sums = table_sums(self._table, rows, self._row_decision, self._terms, self._degrees,
-                          P.weight, P.p, self.objective.product)
-        return self.objective.finish((sums[:, 0], sums[:, 1]))
-
     def _refresh(self, d):
         """Rebuild decision d's rows of the edge table after it pivoted."""
-        if self._fresh[d]:
-            return
         P = self.problem
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
@@ -164,6 +163,8 @@ class TreeWalker(Walker):
 
     def _locate(self, entering):
         """(d, q, sigma, leave, leaving_id, table row) of the edge ``entering`` opens, or None."""
+        if self._scratch_for == entering:  # evaluated just before, vertex unchanged
+            return self._scratch
         P = self.problem
         k = int(entering) - P.n_theta
         if k < 0 or k >= 2 * P.T:
@@ -186,8 +187,6 @@ class TreeWalker(Walker):
             return d, q, sigma, leave, leaving, j
         if b.tight[q] >= b.n_real:
             return None
-        if self._scratch_for == entering:  # evaluated just before, vertex unchanged
-            return self._scratch
         j = len(self._table) - 1  # one ratio test into the scratch row
         leave = b.edge(q, sigma, self.Zt[d], self._table[j])
         if leave < 0:
