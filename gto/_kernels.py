@@ -171,19 +171,28 @@ def _pivot_rows(M, u, q):
 
 
 @njit(cache=True)
-def block_update(Binv, G, H, rows, rhs, tight, q, leave, theta, r, rabs):
-    """Row q of the block becomes ``rows[leave]``: Sherman-Morrison on ``Binv``
-    and the same update of ``G`` and ``H`` (see :mod:`gto.block`); then
-    ``theta = Binv @ rhs[tight]`` and the slacks ``r = rhs - rows @ theta``
-    (``rabs = |r|``, inf on block rows).  ``tight`` must already hold ``leave``.
+def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
+                 theta, r, rabs):
+    """Block position q frees its triple (moving along sigma) and takes triple
+    ``leave``: the bookkeeping arrays of :class:`gto.block.Block`,
+    Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
+    :mod:`gto.block`); then ``theta = Binv @ rhs[tight]`` and the slacks
+    ``r = rhs - rows @ theta`` (``rows_t``: the rows transposed; ``rabs = |r|``,
+    inf on block rows).
     """
-    m = Binv.shape[0]
-    u = np.empty(m)  # rows[leave] @ Binv
-    for c in range(m):
-        acc = 0.0
-        for a in range(m):
-            acc += rows[leave, a] * Binv[a, c]
-        u[c] = acc
+    m, T = rows_t.shape
+    freed = tight[q]
+    tight[q] = leave
+    in_block[freed] = False
+    in_block[leave] = True
+    position[freed] = -1
+    position[leave] = q
+    ybasic[freed] = sigma < 0
+    u = np.zeros(m)  # rows[leave] @ Binv
+    for a in range(m):
+        x = rows_t[a, leave]
+        for c in range(m):
+            u[c] += x * Binv[a, c]
     _pivot_columns(Binv, u, q)
     _pivot_columns(G, u, q)
     _pivot_rows(H, u, q)
@@ -192,12 +201,13 @@ def block_update(Binv, G, H, rows, rhs, tight, q, leave, theta, r, rabs):
         for c in range(m):
             acc += Binv[a, c] * rhs[tight[c]]
         theta[a] = acc
-    for t in range(rows.shape[0]):
-        acc = rhs[t]
-        for a in range(m):
-            acc -= rows[t, a] * theta[a]
-        r[t] = acc
-        rabs[t] = abs(acc)
+    r[:] = rhs
+    for a in range(m):
+        x = theta[a]
+        for t in range(T):
+            r[t] -= x * rows_t[a, t]
+    for t in range(T):
+        rabs[t] = abs(r[t])
     for c in range(m):
         r[tight[c]] = 0.0
         rabs[tight[c]] = np.inf

@@ -46,6 +46,7 @@ class Block:
 
     def __init__(self, rows, tight, ybasic=None, n_real=None, points=None):
         self.rows = rows
+        self._rows_t = np.ascontiguousarray(rows.T)  # for the slacks after a pivot
         self.points = np.zeros((0, rows.shape[1])) if points is None else points  # see track
         self.n_real = len(rows) if n_real is None else int(n_real)
         self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
@@ -144,15 +145,9 @@ class Block:
 
     def pivot(self, q, sigma, leave):
         """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
-        freed = self.tight[q]
-        self.tight[q] = leave
-        self.in_block[freed] = False
-        self.in_block[leave] = True
-        self.position[freed], self.position[leave] = -1, q
-        self.ybasic[freed] = sigma < 0
         self.updates += 1
-        block_update(self.Binv, self.G, self.H, self.rows, self.rhs, self.tight, q, leave,
-                     self.theta, self.r, self.rabs)
+        block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight, self.in_block,
+                     self.position, self.ybasic, q, leave, sigma, self.theta, self.r, self.rabs)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

@@ -64,7 +64,8 @@ class TreeWalker(Walker):
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
         self._stale = np.ones(P.D, dtype=bool)  # per decision: leaf terms out of date
-        self._scratch_for, self._scratch = None, None  # edge in the scratch row
+        self._located = (None, None)  # (entering, _locate's answer) at this vertex
+        self._layout = (P.n_theta, P.T, P.m, P.triple_decision.tolist(), P.start.tolist())
         self.pivots = 0
 
     def _exact_errors(self):
@@ -132,7 +133,7 @@ class TreeWalker(Walker):
         b.pivot(q, sigma, leave)
         self._fresh[d] = False
         self._stale[:] = True
-        self._scratch_for = None
+        self._located = (None, None)
         self.pivots += 1
         if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
             self.Zt[d] = b.theta @ self._X1t
@@ -163,38 +164,33 @@ class TreeWalker(Walker):
 
     def _locate(self, entering):
         """(d, q, sigma, leave, leaving_id, table row) of the edge ``entering`` opens, or None."""
-        if self._scratch_for == entering:  # evaluated just before, vertex unchanged
-            return self._scratch
-        P = self.problem
-        k = int(entering) - P.n_theta
-        if k < 0 or k >= 2 * P.T:
-            return None
-        sigma = 1.0 if k >= P.T else -1.0
-        t = k % P.T
-        d = int(P.triple_decision[t])
-        b = self.blocks[d]
-        local = t - P.start[d]
-        if not b.in_block[local]:
-            return None
-        q = int(b.position[local])
-        if self._fresh[d]:  # block unchanged since its edges were tabled
-            j = self._row_start[d] + (q if sigma > 0 else P.m + q)
-            if not self._valid[j]:
-                return None
-            leaving = int(self._leaving[j])
-            leave = leaving - P.n_theta - P.start[d]
-            leave -= P.T if leave >= P.T else 0
-            return d, q, sigma, leave, leaving, j
-        if b.tight[q] >= b.n_real:
-            return None
-        j = len(self._table) - 1  # one ratio test into the scratch row
-        leave = b.edge(q, sigma, self.Zt[d], self._table[j])
-        if leave < 0:
-            return None
-        self._row_decision[j] = d
-        leaving = P.n_theta + P.start[d] + leave + (0 if b.ybasic[leave] else P.T)
-        self._scratch_for, self._scratch = entering, (d, q, sigma, leave, leaving, j)
-        return self._scratch
+        if self._located[0] == entering:  # asked before at this vertex
+            return self._located[1]
+        n_theta, T, m, triple_decision, start = self._layout
+        k = int(entering) - n_theta
+        found = None
+        if 0 <= k < 2 * T:
+            sigma = 1.0 if k >= T else -1.0
+            t = k - T if k >= T else k
+            d = triple_decision[t]
+            b = self.blocks[d]
+            local = t - start[d]
+            q = int(b.position[local])  # -1: not in the block, no edge
+            if q >= 0 and self._fresh[d]:  # block unchanged since its edges were tabled
+                j = int(self._row_start[d]) + (q if sigma > 0 else m + q)
+                if self._valid[j]:
+                    leaving = int(self._leaving[j])
+                    leave = leaving - n_theta - start[d]
+                    found = (d, q, sigma, leave - T if leave >= T else leave, leaving, j)
+            elif q >= 0:  # one ratio test into the scratch row
+                j = len(self._table) - 1
+                leave = b.edge(q, sigma, self.Zt[d], self._table[j])
+                if leave >= 0:
+                    self._row_decision[j] = d
+                    leaving = n_theta + start[d] + leave + (0 if b.ybasic[leave] else T)
+                    found = (d, q, sigma, leave, leaving, j)
+        self._located = (entering, found)
+        return found
 
 
 def walker_from_theta(problem, Theta, objective, rng=None):
