@@ -35,52 +35,43 @@ def pivot_threshold(g, in_block, tol, rtol):
 
 @njit(cache=True)
 def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
-    """Ratio tests of columns q0..q1-1 of G, both signs: slot q is sigma=+1,
-    slot m + q sigma=-1.  Returns (steps, rows) of length 2m (inf / -1 where
-    the ray is unbounded or the column is not tested).
+    """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.block`), both
+    signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows) of
+    length 2m (inf / -1 where the ray is unbounded or the edge not tested).
 
     Along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
     exceeds the pivot threshold (:func:`pivot_threshold`), a basic u when it
     is below minus it; the step is |r| / |g|, ties go to the lowest row.  One
-    pass tests every |g| > tol while finding the column's largest |g|; only
-    a column whose winner falls below the relative floor is tested again
-    (the winner of a pass over a superset wins over any subset holding it).
+    pass tests every |g| > tol while finding the largest |g|; only an edge
+    whose winner falls below the relative floor is tested again (the winner
+    of a pass over a superset wins over any subset holding it).  ``rabs`` is
+    inf on block rows, so they never win.  The sign picks a slot rather than
+    a branch: mispredicted branches would dominate.
     """
-    T, m = G.shape
-    top = np.zeros(m)
+    m, T = G.shape
     steps = np.full(2 * m, np.inf)
     rows = np.full(2 * m, -1)
-    for t in range(T):
-        if in_block[t]:
-            continue
-        r = rabs[t]
-        sign = 1.0 if ybasic[t] else -1.0
-        for q in range(q0, q1):
-            g = G[t, q]
-            a = abs(g)
-            top[q] = max(top[q], a)
-            if a > tol:
-                s = q if sign * g > 0 else m + q
-                if r < steps[s] * a:
-                    steps[s] = r / a
-                    rows[s] = t
+    best = np.empty(2)
+    row = np.empty(2, dtype=np.int64)
     for q in range(q0, q1):
-        thr = max(tol, rtol * top[q])
-        if (rows[q] < 0 or abs(G[rows[q], q]) > thr) and (
-                rows[m + q] < 0 or abs(G[rows[m + q], q]) > thr):
-            continue
-        steps[q] = steps[m + q] = np.inf
-        rows[q] = rows[m + q] = -1
-        for t in range(T):
-            if in_block[t]:
-                continue
-            g = G[t, q]
-            a = abs(g)
-            if a > thr:
-                s = q if (g > 0) == ybasic[t] else m + q
-                if rabs[t] < steps[s] * a:
-                    steps[s] = rabs[t] / a
-                    rows[s] = t
+        g = G[q]
+        top = 0.0
+        for attempt in range(2):
+            thr = tol if attempt == 0 else max(tol, rtol * top)
+            best[0] = best[1] = np.inf
+            row[0] = row[1] = -1
+            for t in range(T):
+                a = abs(g[t])
+                if attempt == 0 and not in_block[t]:
+                    top = max(top, a)
+                s = 0 if (g[t] > 0) == ybasic[t] else 1
+                if a > thr and rabs[t] < best[s] * a:
+                    best[s] = rabs[t] / a
+                    row[s] = t
+            steps[q], rows[q], steps[m + q], rows[m + q] = best[0], row[0], best[1], row[1]
+            floor = max(tol, rtol * top)
+            if (row[0] < 0 or abs(g[row[0]]) > floor) and (row[1] < 0 or abs(g[row[1]]) > floor):
+                break
     return steps, rows
 
 
@@ -89,7 +80,7 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1);
     the rule of :func:`_ratio_columns`."""
     steps, rows = _ratio_columns(G, q, q + 1, rabs, ybasic, in_block, tol, rtol)
-    s = q if sigma > 0 else G.shape[1] + q
+    s = q if sigma > 0 else G.shape[0] + q
     return steps[s], rows[s]
 
 
@@ -97,7 +88,7 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G,
     by the rule of :func:`_ratio_columns`."""
-    return _ratio_columns(G, 0, G.shape[1], rabs, ybasic, in_block, tol, rtol)
+    return _ratio_columns(G, 0, G.shape[0], rabs, ybasic, in_block, tol, rtol)
 
 
 @njit(cache=True, inline="always")
@@ -194,7 +185,7 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
         for c in range(m):
             u[c] += x * Binv[a, c]
     _pivot_columns(Binv, u, q)
-    _pivot_columns(G, u, q)
+    _pivot_rows(G, u, q)
     _pivot_rows(H, u, q)
     for a in range(m):
         acc = 0.0

@@ -17,11 +17,11 @@ An edge frees tight triple q in direction sigma: ``theta + t sigma M^-1 e_q``
 violated, y_q enters).  The ratio test stops at the first basic y or u that
 reaches 0; that triple replaces q in the block (a rank-one update of M^-1).
 
-The block keeps ``G = A M^-1`` (column q: the rates ``g`` of the triples'
-``a_t @ theta`` along edge q) and, for the points it tracks, ``H = (X
-M^-1)^T`` (stored by edge: row q) up to date through the same rank-one
-updates as ``M^-1`` (a simplex tableau pivot), so an edge's ratio test and
-the points' new values need no matrix product.
+The block keeps, stored by edge, ``G = (A M^-1)^T`` (row q: the rates ``g``
+of the triples' ``a_t @ theta`` along edge q) and, for the points it
+tracks, ``H = (X M^-1)^T``, up to date through the same rank-one updates as
+``M^-1`` (a simplex tableau pivot), so an edge's ratio test and the points'
+new values need no matrix product.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class Block:
             raise SingularBlockError("tight triples are not affinely independent") from None
         if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
-        self.G = self.rows @ self.Binv
+        self.G = np.ascontiguousarray((self.rows @ self.Binv).T)
         self.H = np.ascontiguousarray((self.points @ self.Binv).T)
         self._set_theta()
 
@@ -119,7 +119,7 @@ class Block:
         """True if row ``leave`` blocks the ray freeing position q and ties the
         minimum ratio (degenerate ties)."""
         step, _ = self.ratio_test(q, sigma)
-        g = self.G[:, q]
+        g = self.G[q]
         h = g[leave] if self.ybasic[leave] else -g[leave]
         threshold = pivot_threshold(g, self.in_block, PIVOT_TOL, PIVOT_RTOL)
         if self.in_block[leave] or not sigma * h > threshold:

@@ -37,7 +37,7 @@ def edge_slopes(block, cost):
     basis decides); the true slope charges only slacks that are or become
     violated.  They differ only at degenerate vertices.
     """
-    G = block.G
+    G = block.G.T  # (T, m): column q holds edge q's rates
     r = block.r
     block.ybasic[r > ZERO_TOL] = True  # only zero slacks may have either basic
     block.ybasic[r < -ZERO_TOL] = False

@@ -122,7 +122,7 @@ def test_structured_walker_on_real_data_is_consistent_after_many_pivots():
         assert W.value == pytest.approx(v[j], rel=1e-8, abs=1e-8)
         assert W.count == P.n_errors(P.X1 @ W.theta().T)  # kept incrementally
     for b in W.blocks:  # the tableaux kept by rank-one updates match their products
-        assert np.allclose(b.G, b.rows @ b.Binv, rtol=1e-9, atol=1e-9)
+        assert np.allclose(b.G, (b.rows @ b.Binv).T, rtol=1e-9, atol=1e-9)
         assert np.allclose(b.H, (P.X1 @ b.Binv).T, rtol=1e-9, atol=1e-9)
     tree = P.tree_of(W.theta())
     assert W.value == pytest.approx(gto.error(tree, X, y), rel=1e-7)
