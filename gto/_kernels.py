@@ -104,22 +104,6 @@ def reached_leaf(Zt, i, child_kind, child_index):
 
 
 @njit(cache=True)
-def single_edge(G, H, q, sigma, rabs, ybasic, in_block, tol, rtol, z, out):
-    """One edge of a block (``G``, ``H`` as :mod:`gto.block` keeps them):
-    :func:`ratio_one`, and the points' new values ``z + sigma * step * H[q]``
-    written to ``out``.  Returns the leaving row, -1 for a ray.
-    """
-    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
-    if leave < 0:
-        return -1
-    c = sigma * step
-    h = H[q]
-    for i in range(h.shape[0]):
-        out[i] = z[i] + c * h[i]
-    return leave
-
-
-@njit(cache=True)
 def misclassified(Zt, child_kind, child_index, leaf_ok_for_point):
     """Bool per point: misclassified under the strict rule (z <= 0 goes left).
 
@@ -205,32 +189,25 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
 
 
 @njit(cache=True)
-def fill_edges(steps, leave, tight, n_real, ybasic, base, T, H, z, table, valid, entering,
-               leaving, offset):
-    """Decision d's 2m edge slots into the walker's edge table at row ``offset``.
+def edge_slots(steps, leave, tight, n_real, ybasic, base, T, valid, entering, leaving, coef,
+               offset):
+    """Decision d's 2m edge slots into the walker's edge table at ``offset``.
 
     Slot j < m frees block position q = j with sigma = +1 (u enters), slot
     m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded
-    and frees a real triple.  Row ``offset + j`` of ``table`` gets the new
-    values ``z + sigma * step * H[q]`` (``z``: the decision's values now,
-    ``H`` as :mod:`gto.block` keeps it).  Variable numbers follow
-    :func:`gto.standard_form`.
+    and frees a real triple; ``coef`` gets ``sigma * step``, so the decision's
+    values at the end of the edge are ``z + coef * H[q]`` (``H`` as
+    :mod:`gto.block` keeps it).  Variable numbers follow :func:`gto.standard_form`.
     """
     m = tight.shape[0]
-    N = H.shape[1]
     for j in range(2 * m):
         q = j % m
         ok = leave[j] >= 0 and tight[q] < n_real
         valid[offset + j] = ok
-        if not ok:
-            continue
-        entering[offset + j] = base + tight[q] + (T if j < m else 0)
-        leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
-        c = (1.0 if j < m else -1.0) * steps[j]
-        h = H[q]
-        out = table[offset + j]
-        for i in range(N):
-            out[i] = z[i] + c * h[i]
+        if ok:
+            entering[offset + j] = base + tight[q] + (T if j < m else 0)
+            leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
+            coef[offset + j] = (1.0 if j < m else -1.0) * steps[j]
 
 
 @njit(cache=True)
@@ -298,29 +275,28 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
             degrees[1, d] = max(degrees[1, d], nr)
 
 
-@njit(cache=True)
-def _horner(P, start, deg, i, e):
-    acc = P[start + deg, i]
-    for g in range(deg - 1, -1, -1):
-        acc = acc * e + P[start + g, i]
-    return acc
-
-
 @njit(cache=True, fastmath=REASSOC)
-def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
-    """Objective sums of the moves in ``rows`` of the edge table (see :func:`leaf_terms`).
+def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
+    """Objective sums of the moves in edge-table ``slots`` (see :func:`edge_slots`
+    and :func:`leaf_terms`): slot j moves decision ``d = j // width`` to
+    ``Zt[d] + coef[j] * H[d, j % width % m]``.
 
-    Returns (len(rows), 2): the weighted sum of point errors (product or
+    Returns (len(slots), 2): the weighted sum of point errors (product or
     minimum) and, for the minimum, the weighted count of points whose error
-    exceeds COUNT_TOL.  Each move is one contiguous pass over the points.
+    exceeds COUNT_TOL.  Each move is one contiguous pass over the points;
+    the loops are written out (a helper call in them costs a factor of four).
     """
-    N = table.shape[1]
+    N = Zt.shape[1]
+    m = H.shape[1]
     L1 = (terms.shape[1] - 4) // 2
     c_row = 2 * L1
-    out = np.zeros((rows.shape[0], 2))
-    for r in range(rows.shape[0]):
-        j = rows[r]
-        d = row_decision[j]
+    out = np.zeros((slots.shape[0], 2))
+    for r in range(slots.shape[0]):
+        j = slots[r]
+        d = j // width
+        z = Zt[d]
+        h = H[d, j % width % m]
+        c = coef[j]
         P = terms[d]
         dl = degrees[0, d]
         dr = degrees[1, d]
@@ -331,24 +307,38 @@ def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
             l1 = P[1]
             r0 = P[L1]
             r1 = P[L1 + 1]
-            c = P[c_row]
+            w = P[c_row]
             for i in range(N):
-                z = table[j, i]
-                el = max(1.0 + z, 0.0)
-                er = max(1.0 - z, 0.0)
+                zi = z[i] + c * h[i]
+                el = max(1.0 + zi, 0.0)
+                er = max(1.0 - zi, 0.0)
                 if p == 2:
                     el *= el
                     er *= er
-                acc0 += c[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
+                acc0 += w[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
         elif product:
             for i in range(N):
-                el = max(1.0 + table[j, i], 0.0) ** p
-                er = max(1.0 - table[j, i], 0.0) ** p
-                acc0 += P[c_row, i] * _horner(P, 0, dl, i, el) * _horner(P, L1, dr, i, er)
+                zi = z[i] + c * h[i]
+                el = max(1.0 + zi, 0.0)
+                er = max(1.0 - zi, 0.0)
+                if p == 2:
+                    el *= el
+                    er *= er
+                left = P[dl, i]  # Horner on PL(el) and PR(er)
+                for g in range(dl - 1, -1, -1):
+                    left = left * el + P[g, i]
+                right = P[L1 + dr, i]
+                for g in range(dr - 1, -1, -1):
+                    right = right * er + P[L1 + g, i]
+                acc0 += P[c_row, i] * left * right
         else:
             for i in range(N):
-                el = max(1.0 + table[j, i], 0.0) ** p
-                er = max(1.0 - table[j, i], 0.0) ** p
+                zi = z[i] + c * h[i]
+                el = max(1.0 + zi, 0.0)
+                er = max(1.0 - zi, 0.0)
+                if p == 2:
+                    el *= el
+                    er *= er
                 e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
                 acc0 += weight[i] * e
                 if e > COUNT_TOL:
@@ -359,15 +349,17 @@ def table_sums(table, rows, row_decision, terms, degrees, weight, p, product):
 
 
 @njit(cache=True, fastmath=REASSOC)
-def move_sums(z, d, EL, ER, LE, sides, point_leaves, weight, p, product):
-    """Objective sums (as :func:`table_sums`) if decision d's values became ``z``:
-    every class leaf of a point left of d changes by its change in el, right
-    of d in er.  (Inline loops: a helper call here costs a factor of four.)"""
+def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
+    """Objective sums (as :func:`table_sums`) if decision d's values became
+    ``z + c * h``: every class leaf of a point left of d changes by its change
+    in el, right of d in er.  (Inline loops: a helper call here costs a
+    factor of four.)"""
     s0 = 0.0
     s1 = 0.0
     for i in range(z.shape[0]):
-        el = max(1.0 + z[i], 0.0)
-        er = max(1.0 - z[i], 0.0)
+        zi = z[i] + c * h[i]
+        el = max(1.0 + zi, 0.0)
+        er = max(1.0 - zi, 0.0)
         if p == 2:
             el *= el
             er *= er

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one, single_edge
+from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
 PIVOT_RTOL = 1e-7  # ... nor below this times the column's largest |g| (conditioning)
@@ -44,10 +44,11 @@ class SingularBlockError(ValueError):
 class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
-    def __init__(self, rows, tight, ybasic=None, n_real=None, points=None):
+    def __init__(self, rows, tight, ybasic=None, n_real=None):
         self.rows = rows
         self._rows_t = np.ascontiguousarray(rows.T)  # for the slacks after a pivot
-        self.points = np.zeros((0, rows.shape[1])) if points is None else points  # see track
+        self.points = np.zeros((0, rows.shape[1]))  # see track
+        self.H = np.zeros((rows.shape[1], 0))
         self.n_real = len(rows) if n_real is None else int(n_real)
         self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
         self.m = rows.shape[1]
@@ -74,13 +75,15 @@ class Block:
         if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
         self.G = np.ascontiguousarray((self.rows @ self.Binv).T)
-        self.H = np.ascontiguousarray((self.points @ self.Binv).T)
+        np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view
         self._set_theta()
 
-    def track(self, points):
-        """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge) up to date."""
+    def track(self, points, out=None):
+        """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge)
+        up to date, in ``out`` (m, len(points)) if given."""
         self.points = points
-        self.H = np.ascontiguousarray((points @ self.Binv).T)
+        self.H = np.empty((self.m, len(points))) if out is None else out
+        np.matmul(self.Binv.T, points.T, out=self.H)
 
     def _set_theta(self):
         self.theta = self.Binv @ self.rhs[self.tight]
@@ -107,13 +110,6 @@ class Block:
         """
         return ratio_one(self.G, q, sigma, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
                          PIVOT_RTOL)
-
-    def edge(self, q, sigma, z, out):
-        """Leaving row of the edge freeing position q (-1 for a ray); writes the
-        tracked points' new values ``z + sigma * step * H[q]`` into ``out``
-        (``z``: their values now, see :meth:`track`)."""
-        return single_edge(self.G, self.H, q, sigma, self.rabs, self.ybasic, self.in_block,
-                           PIVOT_TOL, PIVOT_RTOL, z, out)
 
     def is_leaving(self, q, sigma, leave, rtol=1e-9):
         """True if row ``leave`` blocks the ray freeing position q and ties the

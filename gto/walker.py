@@ -6,12 +6,16 @@ leaf errors of the other decisions.  Variables are numbered as the columns of
 :func:`gto.standard_form`: ``[theta | y | u]``, so this walker and the
 standard-form reference walker name the same edges the same way.
 
-The edges live in one table: row ``d * 2m + j`` holds decision d's values
-at the end of edge slot j (see :func:`gto._kernels.fill_edges`).  A decision's
-rows stay valid until that decision pivots; the others' moves only change the
-leaf errors they are scored against, which are folded once per vertex into
-per-point polynomials (:func:`gto._kernels.leaf_terms`) so that scoring a move
-is one pass over the points.
+The edges live in one table: slot ``d * 2m + j`` holds decision d's edge j
+(entering and leaving variables and the step; see
+:func:`gto._kernels.edge_slots`).  Its end is ``z_d + step * H_d[q]``, with
+``H_d`` the points' rates that the block keeps.  A decision's slots stay
+valid until that decision pivots; the others' moves only change the leaf
+errors they are scored against, which are folded once per vertex into
+per-point polynomials (:func:`gto._kernels.leaf_terms`) so that scoring a
+move is one pass over the points.  A single move (EPTS re-checking its
+candidate list) is scored directly from the leaf errors
+(:func:`gto._kernels.move_sums`).
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ import numpy as np
 
 from tabu.walker import Walker
 
-from ._kernels import fill_edges, leaf_terms, move_sums, table_sums, vertex_update
+from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -41,8 +45,9 @@ class TreeWalker(Walker):
         self.blocks = blocks
         self.objective = objective
         self._product = objective.product
-        for b in blocks:
-            b.track(P.X1)
+        self._H = np.empty((P.D, P.m, P.N))  # per decision, the points' rates along its edges
+        for b, H in zip(blocks, self._H):
+            b.track(P.X1, out=H)
         self.n_variables = P.n_theta + 2 * P.T
         self._X1t = np.ascontiguousarray(P.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
@@ -53,13 +58,11 @@ class TreeWalker(Walker):
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
-        width = 2 * P.m
-        self._row_start = np.arange(P.D + 1) * width
-        self._row_decision = np.append(np.repeat(np.arange(P.D), width), 0)
-        self._table = np.zeros((P.D * width + 1, P.N))  # + a scratch row for stale edges
-        self._valid = np.zeros(P.D * width + 1, dtype=bool)
-        self._entering = np.zeros(P.D * width + 1, dtype=np.int64)
-        self._leaving = np.zeros(P.D * width + 1, dtype=np.int64)
+        self._width = 2 * P.m  # edge slots per decision
+        self._valid = np.zeros(P.D * self._width, dtype=bool)
+        self._entering = np.zeros(P.D * self._width, dtype=np.int64)
+        self._leaving = np.zeros(P.D * self._width, dtype=np.int64)
+        self._coef = np.zeros(P.D * self._width)
         self._fresh = [False] * P.D
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
@@ -100,22 +103,23 @@ class TreeWalker(Walker):
             if not self._fresh[d]:
                 self._refresh(d)
         P = self.problem
-        rows = np.flatnonzero(self._valid[:-1])
+        slots = np.flatnonzero(self._valid)
         leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight, self._terms,
                    self._degrees, self._stale)
-        sums = table_sums(self._table, rows, self._row_decision, self._terms, self._degrees,
-                          P.weight, P.p, self._product)
+        sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
+                          self._degrees, P.weight, P.p, self._product)
         values = self.objective.finish((sums[:, 0], sums[:, 1]))
-        return self._entering[rows], self._leaving[rows], values
+        return self._entering[slots], self._leaving[slots], values
 
     def evaluate(self, entering):
         found = self._locate(entering)
         if found is None:
             return -1, float("nan")
         P = self.problem
-        sums = move_sums(self._table[found[5]], found[0], self.EL, self.ER, self.LE, P.sides,
+        d, q, _, _, leaving, c = found
+        sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.EL, self.ER, self.LE, P.sides,
                          P.point_leaves, P.weight, P.p, self._product)
-        return found[4], float(self.objective.finish(sums))
+        return leaving, float(self.objective.finish(sums))
 
     def pivot(self, entering, leaving):
         """Move along (entering, leaving); any leaving row that ties the ratio test is accepted."""
@@ -157,13 +161,12 @@ class TreeWalker(Walker):
         P = self.problem
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
-        fill_edges(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
-                   b.H, self.Zt[d], self._table, self._valid, self._entering,
-                   self._leaving, self._row_start[d])
+        edge_slots(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
+                   self._valid, self._entering, self._leaving, self._coef, d * self._width)
         self._fresh[d] = True
 
     def _locate(self, entering):
-        """(d, q, sigma, leave, leaving_id, table row) of the edge ``entering`` opens, or None."""
+        """(d, q, sigma, leave, leaving_id, sigma * step) of the edge ``entering`` opens, or None."""
         if self._located[0] == entering:  # asked before at this vertex
             return self._located[1]
         n_theta, T, m, triple_decision, start = self._layout
@@ -177,18 +180,17 @@ class TreeWalker(Walker):
             local = t - start[d]
             q = int(b.position[local])  # -1: not in the block, no edge
             if q >= 0 and self._fresh[d]:  # block unchanged since its edges were tabled
-                j = int(self._row_start[d]) + (q if sigma > 0 else m + q)
+                j = d * self._width + (q if sigma > 0 else m + q)
                 if self._valid[j]:
                     leaving = int(self._leaving[j])
                     leave = leaving - n_theta - start[d]
-                    found = (d, q, sigma, leave - T if leave >= T else leave, leaving, j)
-            elif q >= 0:  # one ratio test into the scratch row
-                j = len(self._table) - 1
-                leave = b.edge(q, sigma, self.Zt[d], self._table[j])
+                    found = (d, q, sigma, leave - T if leave >= T else leave, leaving,
+                             float(self._coef[j]))
+            elif q >= 0:  # one ratio test
+                step, leave = b.ratio_test(q, sigma)
                 if leave >= 0:
-                    self._row_decision[j] = d
                     leaving = n_theta + start[d] + leave + (0 if b.ybasic[leave] else T)
-                    found = (d, q, sigma, leave, leaving, j)
+                    found = (d, q, sigma, int(leave), leaving, sigma * step)
         self._located = (entering, found)
         return found
 
