@@ -41,6 +41,7 @@ import time
 
 import numpy as np
 
+from ._select import best_admissible
 from .result import OptimizeResult
 from .standard_walker import StandardFormWalker
 from .walker import Walker
@@ -82,18 +83,13 @@ def _moves(walker):
     return np.asarray(E, dtype=np.intp), np.asarray(L, dtype=np.intp), V
 
 
-def _pick(key, allowed, rng) -> int:
-    """Index of the smallest ``key`` among ``allowed`` (among all if none is), ties broken at random."""
-    masked = np.where(allowed, key, np.inf)
-    j = int(masked.argmin())
-    if masked[j] == np.inf:  # nothing allowed (or only +inf values): all keys compete
-        masked = key
-        j = int(masked.argmin())
-    ties = np.flatnonzero(masked == masked[j])
-    return j if ties.size <= 1 else int(ties[rng.integers(ties.size)])
+def _pick(E, L, V, F, weight, it, te, tl, last_left, last_entered, asp, rng) -> int:
+    """Index of the best admissible move (:func:`tabu._select.best_admissible`), ties broken at random."""
+    ties = best_admissible(E, L, V, F, weight, it, te, tl, last_left, last_entered, asp)
+    return int(ties[0]) if ties.size == 1 else int(ties[rng.integers(ties.size)])
 
 
-def _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng):
+def _remake(walker, it, thr, asp, te, tl, last_left, last_entered, F, rng):
     """Make the candidate list; returns (move, list of entering variables, original length)."""
     E, L, V = _moves(walker)
     if E.size == 0:
@@ -109,7 +105,8 @@ def _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng):
             del rest[i]
             j = order[i]
             return (int(E[j]), int(L[j]), float(V[j])), rest, imp.size
-    j = _pick(V, ~tabu, rng)
+    # no admissible improving move, so no move beats the aspiration level either
+    j = _pick(E, L, V, F, 0.0, it, te, tl, last_left, last_entered, asp, rng)
     return (int(E[j]), int(L[j]), float(V[j])), [], 0
 
 
@@ -123,8 +120,7 @@ def _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng):
     E, L, V = _moves(walker)
     if E.size == 0:
         return None
-    score = V + (rho / it) * (F[E] - F[L] - it)
-    j = _pick(score, ~_tabu_mask(E, L, it, te, tl, last_left, last_entered) | (V < asp), rng)
+    j = _pick(E, L, V, F, rho / it, it, te, tl, last_left, last_entered, asp, rng)
     return int(E[j]), int(L[j]), float(V[j])
 
 
@@ -216,7 +212,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
                             move = (e, l, v)
                             break
                 if move is None:
-                    move, cand, orig = _remake(walker, it, thr, asp, te, tl, last_left, last_entered, rng)
+                    move, cand, orig = _remake(walker, it, thr, asp, te, tl, last_left, last_entered,
+                                               F, rng)
                     n_remakes += 1
                 remake = not cand or len(cand) * 8 < orig
             else:
