@@ -17,6 +17,11 @@ import numpy as np
 from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
 
 SLOPE_TOL = 1e-10
+#: after the perturbation is removed, a slack this close to 0 is degenerate.
+#: Far below the perturbation, far above rounding: theta carries an error of
+#: about cond(M) * eps, and a row pushed a rounding error past 0 must not flip
+#: its basic variable (that changes the optimal basis into a non-optimal one).
+RESTORED_ZERO_TOL = 1e-9
 
 
 def _padded(block, cost):
@@ -29,7 +34,7 @@ def hinge_objective(block, cost):
     return float(_padded(block, cost) @ np.maximum(0.0, block.r))
 
 
-def edge_slopes(block, cost):
+def edge_slopes(block, cost, zero_tol=ZERO_TOL):
     """LP reduced costs and true slopes of the 2m edges (sigma=+1 columns first).
 
     Along ``sigma * M^-1 e_q`` a slack moves at ``-sigma g``.  The reduced
@@ -39,14 +44,14 @@ def edge_slopes(block, cost):
     """
     G = block.G.T  # (T, m): column q holds edge q's rates
     r = block.r
-    block.ybasic[r > ZERO_TOL] = True  # only zero slacks may have either basic
-    block.ybasic[r < -ZERO_TOL] = False
+    block.ybasic[r > zero_tol] = True  # only zero slacks may have either basic
+    block.ybasic[r < -zero_tol] = False
     free = ~block.in_block
     own = cost[block.tight]
     basic_y = (cost * (block.ybasic & free)) @ G
     reduced = np.concatenate([-basic_y, basic_y + own])
-    zero = np.abs(r) <= ZERO_TOL
-    pos = (cost * (free & (r > ZERO_TOL))) @ G
+    zero = np.abs(r) <= zero_tol
+    pos = (cost * (free & (r > zero_tol))) @ G
     zc = cost * (free & zero)
     slope = np.concatenate(
         [-pos + zc @ np.maximum(0.0, -G), pos + zc @ np.maximum(0.0, G) + own]
@@ -66,7 +71,8 @@ def solve_hinge_lp(block, cost, max_pivots=100_000):
     put hundreds of points on one hyperplane): first solve with right-hand
     sides ``1 + delta_t`` (tiny, distinct, seeded), where vertices are
     non-degenerate, then restore 1 and finish with unperturbed pivots (the
-    basis stays dual feasible; only rows that were degenerate can change).
+    basis stays dual feasible; only rows that were degenerate can change, and
+    slacks within ``RESTORED_ZERO_TOL`` of 0 count as degenerate).
     Returns ``(objective, pivots)``.
     """
     delta = np.random.default_rng(len(block.rows)).uniform(0, PERTURBATION, len(block.rows))
@@ -75,25 +81,27 @@ def solve_hinge_lp(block, cost, max_pivots=100_000):
         _, first = _simplex(block, cost, max_pivots)
     finally:
         block.set_rhs(np.ones(len(block.rows)))
-    value, second = _simplex(block, cost, max_pivots)
+    value, second = _simplex(block, cost, max_pivots, RESTORED_ZERO_TOL)
     return value, first + second
 
 
-def _simplex(block, cost, max_pivots):
+def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL):
     """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place.
 
     Primal simplex: the entering edge has the most negative reduced cost
-    (Bland's lowest variable while pivots are degenerate, so it cannot cycle).  If the objective
-    really falls along it, a long step goes to the breakpoint where its
-    slope turns non-negative; otherwise the pivot is degenerate (step 0, the
-    basic y or u of a zero slack leaves).  Returns ``(objective, pivots)``.
+    (Bland's lowest variable while pivots do not lower the objective, so it
+    cannot cycle).  If the objective really falls along it, a long step goes
+    to the breakpoint where its slope turns non-negative; otherwise the pivot
+    is degenerate (step 0, the basic y or u of a zero slack leaves).  A long
+    step that gains less than the tolerance (slacks a rounding error away
+    from 0) counts as degenerate.  Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
     m = block.m
     tol = SLOPE_TOL * max(1.0, float(cost.sum()))
     degenerate = False
     for pivots in range(max_pivots):
-        reduced, slope, G = edge_slopes(block, cost)
+        reduced, slope, G = edge_slopes(block, cost, zero_tol)
         negative = np.flatnonzero(reduced < -tol)
         if negative.size == 0:
             return hinge_objective(block, cost), pivots
@@ -107,8 +115,9 @@ def _simplex(block, cost, max_pivots):
         free = ~block.in_block
         pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
         if slope[j] < -tol:  # long step along a real descent edge
+            before = hinge_objective(block, cost)
             r = block.r
-            cross = (np.abs(sg) > pivot_tol) & (r * sg > 0) & (np.abs(r) > ZERO_TOL)
+            cross = (np.abs(sg) > pivot_tol) & (r * sg > 0) & (np.abs(r) > zero_tol)
             idx = np.flatnonzero(cross & free)
             steps = r[idx] / sg[idx]
             order = np.argsort(steps, kind="stable")
@@ -118,9 +127,10 @@ def _simplex(block, cost, max_pivots):
                 raise RuntimeError("hinge LP ray does not turn up: costs must be non-negative")
             block.pivot(q, sigma, int(idx[order[stop]]))
             block.ybasic = block.r >= 0
-            degenerate = False
+            # a step across slacks within rounding of 0 gains nothing: stay with Bland
+            degenerate = not hinge_objective(block, cost) < before - tol
         else:  # degenerate: a basic y or u at 0 would turn negative, it leaves at step 0
-            zero = free & (np.abs(block.r) <= ZERO_TOL)
+            zero = free & (np.abs(block.r) <= zero_tol)
             falls = np.where(block.ybasic, sg > pivot_tol, sg < -pivot_tol)
             blocking = np.flatnonzero(zero & falls)
             block.pivot(q, sigma, int(blocking[0]))

@@ -43,3 +43,16 @@ def test_line_search_polynomial_is_exact():
             LE = L**p @ P.SL.T + R**p @ P.SR.T
             direct = P.weight @ np.where(P.mask, LE, 1).prod(axis=1)
             assert np.polynomial.Polynomial(coef)(lam) == pytest.approx(direct, rel=1e-10)
+
+
+def test_frank_wolfe_passes_a_massively_degenerate_subproblem():
+    """Regression: on this draw an LP subproblem's optimum is a decision with w = 0
+    (every point on one side, hundreds of slacks at 0).  Removing the
+    perturbation used to flip the basic variable of rows a rounding error
+    from 0, and the simplex then stalled for 100 000 pivots."""
+    d = problems.synthetic(20, 500, 2000, random_state=2)
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), 20)
+    res = gto.optimize(tree, d.X_train, d.y_train, method="frank-wolfe", init="greedy",
+                       random_state=2)
+    assert res.success
+    assert res.n_errors <= res.start_n_errors
