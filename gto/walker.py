@@ -71,6 +71,13 @@ class TreeWalker(Walker):
         self._layout = (P.n_theta, P.T, P.m, P.triple_decision.tolist(), P.start.tolist())
         self.pivots = 0
 
+    def __setstate__(self, state):
+        """After a copy or unpickling, the blocks' H are views into the walker's again."""
+        self.__dict__.update(state)
+        for b, H in zip(self.blocks, self._H):
+            H[...] = b.H
+            b.H = H
+
     def _exact_errors(self):
         P = self.problem
         self.EL, self.ER = P.decision_errors(self.Zt.T)
@@ -157,7 +164,7 @@ class TreeWalker(Walker):
 
     # -- internals ---------------------------------------------------------------
     def _refresh(self, d):
-        """Rebuild decision d's rows of the edge table after it pivoted."""
+        """Rebuild decision d's slots of the edge table after it pivoted."""
         P = self.problem
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()

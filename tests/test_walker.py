@@ -1,5 +1,6 @@
 """The structured walker against independent truths: gto.error on the neighbour tree."""
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -128,6 +129,24 @@ def test_structured_walker_on_real_data_is_consistent_after_many_pivots():
     assert W.value == pytest.approx(gto.error(tree, X, y), rel=1e-7)
     assert W.count == tree.n_errors(X, y)
     assert max(b.residual() for b in W.blocks) < 1e-8
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copied_walker_keeps_walking(how):
+    """A copy shares nothing with the original and its tables stay consistent."""
+    P, W, X, y = make_walker(3, "product", 1)
+    for _ in range(5):
+        e, l, v = W.candidates()
+        W.pivot(e[0], l[0])
+    C = copy.deepcopy(W) if how == "deepcopy" else pickle.loads(pickle.dumps(W))
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        e, l, v = C.candidates()
+        j = rng.integers(len(e))
+        C.pivot(e[j], l[j])
+        assert C.value == pytest.approx(v[j], rel=1e-9, abs=1e-9)
+    assert C.value == pytest.approx(gto.error(P.tree_of(C.theta()), X, y), rel=1e-8)
+    assert W.value == pytest.approx(gto.error(P.tree_of(W.theta()), X, y), rel=1e-8)
 
 
 def standard_form_of(P):
