@@ -213,7 +213,7 @@ def edge_slots(steps, leave, tight, n_real, ybasic, base, T, valid, entering, le
 
 
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -221,11 +221,11 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
     PL(el) = prod (base_k + el) over the class leaves left of d (rows 0..L),
     of PR(er) likewise right of d (rows L+1..2L+1), then C, LOW, A0, B0.
     Product (eq. 19): ``C * PL(el) * PR(er)``, C the weight times the product
-    over the class leaves not below d.  Minimum (eq. 17):
-    ``min(LOW, A0 + el, B0 + er)``.  ``base_k`` is leaf k's error less d's old
-    decision error on its side.  ``degrees[0, d]``, ``degrees[1, d]`` get the
-    degrees of PL and PR.  Only decisions with ``stale[d]`` are (re)computed;
-    their flags are cleared.
+    over the class leaves not below d; ``degrees[0, d]``, ``degrees[1, d]``
+    get the degrees of PL and PR.  Minimum (eq. 17): ``min(LOW, A0 + el,
+    B0 + er)``.  ``base_k`` is leaf k's error less d's old decision error on
+    its side.  Only the rows the objective uses are written, and only for
+    decisions with ``stale[d]``, whose flags are cleared.
     """
     D, rows, N = terms.shape
     L1 = (rows - 4) // 2
@@ -235,6 +235,26 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
             continue
         stale[d] = False
         P = terms[d]
+        if not product:
+            for i in range(N):
+                low = np.inf
+                a0 = np.inf
+                b0 = np.inf
+                for a in range(point_leaves.shape[1]):
+                    k = point_leaves[i, a]
+                    if k < 0:
+                        break
+                    s = sides[k, d]
+                    if s < 0:
+                        a0 = min(a0, LE[i, k] - EL[i, d])
+                    elif s > 0:
+                        b0 = min(b0, LE[i, k] - ER[i, d])
+                    else:
+                        low = min(low, LE[i, k])
+                P[c_row + 1, i] = low
+                P[c_row + 2, i] = a0
+                P[c_row + 3, i] = b0
+            continue
         P[:c_row, :] = 0.0
         degrees[0, d] = 0
         degrees[1, d] = 0
@@ -244,9 +264,6 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
             nl = 0
             nr = 0
             c = weight[i]
-            low = np.inf
-            a0 = np.inf
-            b0 = np.inf
             for a in range(point_leaves.shape[1]):
                 k = point_leaves[i, a]
                 if k < 0:
@@ -254,25 +271,19 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale):
                 s = sides[k, d]
                 if s < 0:
                     base = LE[i, k] - EL[i, d]
-                    a0 = min(a0, base)
                     nl += 1
                     for g in range(nl, 0, -1):  # multiply PL by (base + el)
                         P[g, i] = P[g, i] * base + P[g - 1, i]
                     P[0, i] *= base
                 elif s > 0:
                     base = LE[i, k] - ER[i, d]
-                    b0 = min(b0, base)
                     nr += 1
                     for g in range(nr, 0, -1):
                         P[L1 + g, i] = P[L1 + g, i] * base + P[L1 + g - 1, i]
                     P[L1, i] *= base
                 else:
                     c *= LE[i, k]
-                    low = min(low, LE[i, k])
             P[c_row, i] = c
-            P[c_row + 1, i] = low
-            P[c_row + 2, i] = a0
-            P[c_row + 3, i] = b0
             degrees[0, d] = max(degrees[0, d], nl)
             degrees[1, d] = max(degrees[1, d], nr)
 
@@ -343,8 +354,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
                     er *= er
                 e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
                 acc0 += weight[i] * e
-                if e > COUNT_TOL:
-                    acc1 += weight[i]
+                acc1 += weight[i] if e > COUNT_TOL else 0.0  # a select, not a branch
         out[r, 0] = acc0
         out[r, 1] = acc1
     return out
@@ -379,8 +389,7 @@ def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
             else:
                 acc = min(acc, e)
         s0 += weight[i] * acc
-        if not product and acc > COUNT_TOL:
-            s1 += weight[i]
+        s1 += weight[i] if not product and acc > COUNT_TOL else 0.0
     return s0, s1
 
 

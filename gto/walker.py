@@ -112,7 +112,7 @@ class TreeWalker(Walker):
         P = self.problem
         slots = np.flatnonzero(self._valid)
         leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight, self._terms,
-                   self._degrees, self._stale)
+                   self._degrees, self._stale, self._product)
         sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
                           self._degrees, P.weight, P.p, self._product)
         values = self.objective.finish((sums[:, 0], sums[:, 1]))
