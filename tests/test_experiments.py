@@ -111,3 +111,16 @@ def test_mip_arm_within_its_budget():
     assert row["arm"] == "MIP-10s" and not row["failed"] and row["decisions"] == 3
     assert row["train_error"] == 0.0  # labelled by a three-decision tree: the MIP fits it
     assert row["seconds"] < 30
+
+
+def test_bench_gto_reports_every_figure(capsys):
+    from experiments import bench_gto
+
+    report = bench_gto.main(["--iterations", "300", "--speedup-iterations", "2", "--folds", "2"])
+    assert report["epts"]["iterations"] == 300 and report["epts"]["iterations_per_second"] > 0
+    assert set(report["epts_seconds_other_objectives"]) == {"minimum", "lexicographic"}
+    assert report["walker_speedup"]["speedup"] > 1  # the structured walker beats the reference
+    for arm in ("EPTS", "FW", "CART depth 2"):
+        cv = report["cross_validation"][arm]
+        assert 0 <= cv["train_error_%"] <= 100 and 0 <= cv["test_error_%"] <= 100
+    assert "iterations in" in capsys.readouterr().out
