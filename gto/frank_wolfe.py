@@ -93,15 +93,18 @@ def _gradients(problem, YL, YR):
 def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     """Minimise the product error from the vertex ``blocks``; the blocks follow the LPs.
 
-    Returns ``(Theta, history, status, message)``; history rows are
-    (iteration, product error, misclassified count, gap).  ``callback(k, Theta,
-    value)`` may return True to stop.
+    Returns ``(Theta, history, status, message, fewest)``; history rows are
+    (iteration, product error, misclassified count, gap) of the iterates;
+    ``fewest`` is ``(count, value, Theta, wall time)`` of the iterate with the
+    fewest misclassified points (ties by value), which need not be the last.
+    ``callback(k, Theta, value)`` may return True to stop.
     """
     t0 = time.perf_counter()
     Theta = np.array([b.theta for b in blocks])
     Z, YL, YR = _slacks(problem, Theta)
     value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0]
     history = [(0, value, problem.n_errors(Z), np.nan)]
+    fewest = (history[0][2], value, Theta, time.time())
     status, message = 0, "iteration limit reached"
     try:
         for k in range(1, max_iter + 1):
@@ -129,6 +132,8 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             Z, YL, YR = _slacks(problem, Theta)  # tighten y to max(0, r)
             value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0]
             history.append((k, value, problem.n_errors(Z), gap))
+            if history[-1][2] < fewest[0] or (history[-1][2] == fewest[0] and value < fewest[1]):
+                fewest = (history[-1][2], value, Theta, time.time())
             if callback is not None and callback(k, Theta, value):
                 status, message = 2, "stopped by callback"
                 break
@@ -137,4 +142,4 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
                 break
     except KeyboardInterrupt:
         status, message = 3, "interrupted"
-    return Theta, np.array(history), status, message
+    return Theta, np.array(history), status, message, fewest

@@ -109,13 +109,16 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
         fun, nit, status, message = float(res.fun), int(res.nit), int(res.status), res.message
     else:
         fw_callback = None if callback is None else (lambda k, Th, v: callback(k, None, v))
-        Theta, hist, status, message = frank_wolfe(
+        Theta, hist, status, message, fewest = frank_wolfe(
             problem, walker.blocks, max_iter=max_iter, time_limit=remaining,
             callback=fw_callback, **options,
         )
         final = walker_from_theta(problem, Theta, walker.objective, rng)
+        # the iterate with the fewest errors, moved to a vertex no worse (Theorem 4.1)
+        fewest_vertex = walker_from_theta(problem, fewest[2], walker.objective, rng)
         candidates = [(*walker.best_count, walker.best_count_time),
-                      (*final.best_count, final.best_count_time)]
+                      (*final.best_count, final.best_count_time),
+                      (*fewest_vertex.best_count, fewest[3])]
         count, _, Theta_count, found_at = min(candidates, key=lambda c: c[:2])
         Theta_fun, fun = final.theta(), final.value
         history = _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw"))

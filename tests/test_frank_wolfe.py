@@ -17,13 +17,16 @@ def test_frank_wolfe_is_monotone(name, p):
     P = TreeProblem(tree, X, y, p=p)
     rng = np.random.default_rng(0)
     W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
-    Theta, history, status, message = frank_wolfe(P, W.blocks, max_iter=60)
+    Theta, history, status, message, fewest = frank_wolfe(P, W.blocks, max_iter=60)
     values = history[:, 1]
     assert values[0] == pytest.approx(W.value, rel=1e-9)
     assert np.all(np.diff(values) <= 1e-9 * values[0])
     assert values[-1] < values[0]
     final = P.tree_of(Theta)
     assert values[-1] == pytest.approx(gto.error(final, X, y, "product", p), rel=1e-8)
+    count, value, Theta_few, _ = fewest  # the iterate with the fewest errors
+    assert count == history[:, 2].min()
+    assert P.tree_of(Theta_few).n_errors(X, y) == count
 
 
 def test_line_search_polynomial_is_exact():
