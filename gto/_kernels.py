@@ -88,8 +88,8 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
 
 @njit(cache=True)
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
-    """Ratio tests of every edge: columns q (sigma=+1) then q (sigma=-1) of G,
-    by the rule of :func:`_ratio_columns`."""
+    """Ratio tests of every edge, q with sigma=+1 then q with sigma=-1, by the
+    rule of :func:`_ratio_columns`."""
     return _ratio_columns(G, 0, G.shape[0], rabs, ybasic, in_block, tol, rtol)
 
 
