@@ -4,8 +4,9 @@ numpy's per-call overhead dominates at the walker's sizes (a few thousand
 triples, tens of moves): ``experiments/bench_gto.py`` measured about 1 ms for
 one full neighbourhood in numpy against ~0.05 ms here.  Each kernel is a
 plain loop over arrays the walker already holds.  What the measurements
-taught: a helper function called inside a loop over the points stops LLVM
-from vectorising it (four times slower), and mispredicted data-dependent
+taught: a helper function with a loop of its own, called inside a loop over
+the points, stops LLVM from vectorising it (four times slower; a small
+straight-line helper is inlined harmlessly), and mispredicted data-dependent
 branches cost more than the arithmetic around them.
 """
 from __future__ import annotations
@@ -288,6 +289,16 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
             degrees[1, d] = max(degrees[1, d], nr)
 
 
+@njit(cache=True, inline="always")
+def _side_errors(z, p):
+    """Decision errors of a point at value z: ``(max(1 + z, 0)^p, max(1 - z, 0)^p)``, p in {1, 2}."""
+    el = max(1.0 + z, 0.0)
+    er = max(1.0 - z, 0.0)
+    if p == 2:
+        return el * el, er * er
+    return el, er
+
+
 @njit(cache=True, fastmath=REASSOC)
 def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     """Objective sums of the moves in edge-table ``slots`` (see :func:`edge_slots`
@@ -297,7 +308,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     Returns (len(slots), 2): the weighted sum of point errors (product or
     minimum) and, for the minimum, the weighted count of points whose error
     exceeds COUNT_TOL.  Each move is one contiguous pass over the points;
-    the loops are written out (a helper call in them costs a factor of four).
+    the loops over the leaves are written out (see the module docstring).
     """
     N = Zt.shape[1]
     m = H.shape[1]
@@ -322,21 +333,11 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
             r1 = P[L1 + 1]
             w = P[c_row]
             for i in range(N):
-                zi = z[i] + c * h[i]
-                el = max(1.0 + zi, 0.0)
-                er = max(1.0 - zi, 0.0)
-                if p == 2:
-                    el *= el
-                    er *= er
+                el, er = _side_errors(z[i] + c * h[i], p)
                 acc0 += w[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
         elif product:
             for i in range(N):
-                zi = z[i] + c * h[i]
-                el = max(1.0 + zi, 0.0)
-                er = max(1.0 - zi, 0.0)
-                if p == 2:
-                    el *= el
-                    er *= er
+                el, er = _side_errors(z[i] + c * h[i], p)
                 left = P[dl, i]  # Horner on PL(el) and PR(er)
                 for g in range(dl - 1, -1, -1):
                     left = left * el + P[g, i]
@@ -346,12 +347,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
                 acc0 += P[c_row, i] * left * right
         else:
             for i in range(N):
-                zi = z[i] + c * h[i]
-                el = max(1.0 + zi, 0.0)
-                er = max(1.0 - zi, 0.0)
-                if p == 2:
-                    el *= el
-                    er *= er
+                el, er = _side_errors(z[i] + c * h[i], p)
                 e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
                 acc0 += weight[i] * e
                 acc1 += weight[i] if e > COUNT_TOL else 0.0  # a select, not a branch
@@ -364,17 +360,12 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
 def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
-    in el, right of d in er.  (Inline loops: a helper call here costs a
-    factor of four.)"""
+    in el, right of d in er.  (The loop over the leaves is written out: see
+    the module docstring.)"""
     s0 = 0.0
     s1 = 0.0
     for i in range(z.shape[0]):
-        zi = z[i] + c * h[i]
-        el = max(1.0 + zi, 0.0)
-        er = max(1.0 - zi, 0.0)
-        if p == 2:
-            el *= el
-            er *= er
+        el, er = _side_errors(z[i] + c * h[i], p)
         dl = el - EL[i, d]
         dr = er - ER[i, d]
         acc = 1.0 if product else np.inf
@@ -419,11 +410,7 @@ def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weig
         zd[i] = z
         if flipped:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
-        el = max(1.0 + z, 0.0)
-        er = max(1.0 - z, 0.0)
-        if p == 2:
-            el *= el
-            er *= er
+        el, er = _side_errors(z, p)
         dl = el - EL[i, d]
         dr = er - ER[i, d]
         EL[i, d] = el
