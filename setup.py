@@ -13,7 +13,12 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     packages=["gto", "gto.mip", "tabu", "problems", "experiments"],
-    package_data={"problems": ["data/*.csv", "data/README.md"]},
+    package_data={
+        "problems": [
+            "data/*.csv", "data/README.md", "data/numeric/*.csv", "data/categorical/*.csv",
+            "data/paper/*.csv", "data/paper/README.md",
+        ]
+    },
     include_package_data=True,
     install_requires=[
         "numpy>=1.23",
@@ -23,6 +28,9 @@ setup(
         "highspy>=1.7",
         "joblib>=1.2",
         "scikit-learn>=1.3",
+        "pandas>=1.5",
+        "tqdm>=4.60",
+        "python-sat>=0.1.8",
     ],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "dask[distributed]>=2023.1", "matplotlib>=3.6"],

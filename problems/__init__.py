@@ -1,42 +1,88 @@
 """Bundled data sets and generated problems.
 
-``load`` reads the paper's four UCI data sets shipped with the package
-(UCI Machine Learning Repository, CC BY 4.0; see ``problems/data/README.md``).
-``synthetic`` is the paper's generator of §6.
+``load`` reads the data sets shipped with the package (UCI Machine Learning
+Repository, CC BY 4.0, in the cleaned forms of the Penn Machine Learning
+Benchmarks; see ``problems/data/README.md``): the paper's four
+(``DATASETS``), more real-valued sets (``NUMERIC``) and category-coded sets
+(``CATEGORICAL``).  ``paper_table`` reads the published figures the
+experiments print beside ours.  ``synthetic`` is the paper's generator of §6.
 """
 from __future__ import annotations
 
+import csv
 from collections import namedtuple
 from importlib import resources
 
 import numpy as np
 
 DATASETS = {"heart": (297, 13), "cancer": (683, 9), "diabetes": (768, 8), "liver": (345, 6)}
+NUMERIC = {
+    "australian": (690, 14),
+    "clean1": (476, 168),
+    "credit-g": (1000, 20),
+    "magic": (19020, 10),
+    "phoneme": (5404, 5),
+    "spectf": (349, 44),
+    "twonorm": (7400, 20),
+    "wdbc": (569, 30),
+}
+# every feature a category code 0, 1, 2, ...; ordinal where the original was
+CATEGORICAL = {
+    "balance-scale": (625, 4),
+    "car": (1728, 6),
+    "house-votes-84": (435, 16),
+    "kr-vs-kp": (3196, 36),
+    "monk1": (556, 6),
+    "monk2": (601, 6),
+    "mushroom": (8124, 22),
+    "nursery": (12958, 8),
+    "soybean": (675, 35),
+    "splice": (3188, 60),
+}
+ORDINAL = ("balance-scale", "car", "nursery")
+PAPER_TABLES = ("bennett_blue_table1", "gunluk_odt_table8")
 
 SyntheticData = namedtuple("SyntheticData", "X_train y_train X_test y_test tree")
 
 
-def load(name):
-    """``(X, y)`` of a bundled data set: float features, int class labels 0/1.
+def _path(name):
+    """The bundled file of data set ``name`` (a ValueError naming the choices if unknown)."""
+    for folder, table in (("", DATASETS), ("numeric", NUMERIC), ("categorical", CATEGORICAL)):
+        if name in table:
+            return resources.files(__package__).joinpath("data", folder, f"{name}.csv"), table
+    choices = sorted(DATASETS) + sorted(NUMERIC) + sorted(CATEGORICAL)
+    raise ValueError(f"unknown data set {name!r}; choose from {choices}")
 
-    ``name`` is one of "heart", "cancer", "diabetes", "liver".
+
+def load(name):
+    """``(X, y)`` of a bundled data set: float features, int class labels 0, 1, ...
+
+    ``name`` is one of ``DATASETS`` (the paper's "heart", "cancer",
+    "diabetes", "liver"), ``NUMERIC`` or ``CATEGORICAL`` (whose features are
+    category codes, returned as floats like the others).
     """
-    if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)}")
-    with resources.files(__package__).joinpath("data", f"{name}.csv").open("r") as fh:
+    path, table = _path(name)
+    with path.open("r") as fh:
         header = fh.readline().strip().split(",")
-        data = np.loadtxt(fh, delimiter=",", dtype=float)
-    if header[-1] != "class" or data.shape != (DATASETS[name][0], DATASETS[name][1] + 1):
+        data = np.loadtxt(fh, delimiter=",", dtype=float, ndmin=2)
+    if header[-1] != "class" or data.shape != (table[name][0], table[name][1] + 1):
         raise RuntimeError(f"bundled data set {name} is damaged: shape {data.shape}")
     return data[:, :-1], data[:, -1].astype(int)
 
 
 def feature_names(name):
     """Column names of a bundled data set, without the class column."""
-    if name not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)}")
-    with resources.files(__package__).joinpath("data", f"{name}.csv").open("r") as fh:
+    path, _ = _path(name)
+    with path.open("r") as fh:
         return fh.readline().strip().split(",")[:-1]
+
+
+def paper_table(name):
+    """Rows of a published table as dicts of strings (``PAPER_TABLES``; source in data/paper/README.md)."""
+    if name not in PAPER_TABLES:
+        raise ValueError(f"unknown paper table {name!r}; choose from {list(PAPER_TABLES)}")
+    with resources.files(__package__).joinpath("data", "paper", f"{name}.csv").open("r") as fh:
+        return list(csv.DictReader(fh))
 
 
 def synthetic(n_features, n_train=500, n_test=2000, random_state=None, min_class_fraction=0.1):

@@ -13,6 +13,26 @@ def test_bundled_data_sets(name, shape):
     assert len(problems.feature_names(name)) == shape[1]
 
 
+@pytest.mark.parametrize("name, shape", {**problems.NUMERIC, **problems.CATEGORICAL}.items())
+def test_more_bundled_data_sets(name, shape):
+    X, y = problems.load(name)
+    assert X.shape == shape and np.all(np.isfinite(X))
+    assert y.dtype.kind == "i" and len(np.unique(y)) >= 2
+    assert len(problems.feature_names(name)) == shape[1]
+    if name in problems.CATEGORICAL:  # category codes 0, 1, 2, ...
+        assert np.array_equal(X, np.round(X)) and X.min() >= 0
+
+
+def test_paper_tables_ship_with_the_package():
+    rows = problems.paper_table("bennett_blue_table1")
+    heart = {r["set"]: r for r in rows if r["data"] == "heart"}
+    assert heart["test"]["EPTS"] == "20.6" and heart["test"]["FW"] == "17.8"
+    odt = problems.paper_table("gunluk_odt_table8")
+    assert {r["data"] for r in odt} >= {"monks-1", "votes", "krkp", "mush"}
+    with pytest.raises(ValueError, match="unknown paper table"):
+        problems.paper_table("nope")
+
+
 def test_unknown_data_set():
     with pytest.raises(ValueError, match="unknown data set"):
         problems.load("iris")
