@@ -16,6 +16,12 @@ from numba import njit
 
 from .objectives import COUNT_TOL
 
+#: decision values up to this (scaled units, margin 1) count as 0: the point goes
+#: left.  Points a rounding error from the hyperplane then go left in the walker
+#: and in the tree it returns (:meth:`gto.problem.TreeProblem.tree_of` with
+#: ``snap``), whichever sign the rounding gave them.
+BOUNDARY_TOL = 1e-9
+
 #: lets LLVM vectorise sums over the points (reassociation only: no finite-math
 #: assumption, the minimum error uses inf); results are reproducible on a machine
 REASSOC = {"reassoc"}
@@ -96,11 +102,11 @@ def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
 
 @njit(cache=True, inline="always")
 def reached_leaf(Zt, i, child_kind, child_index):
-    """Leaf point i reaches from the root (z <= 0 goes left); ``Zt[d, i]`` is
-    decision d's value at point i."""
+    """Leaf point i reaches from the root (z <= 0 goes left, up to
+    :data:`BOUNDARY_TOL`); ``Zt[d, i]`` is decision d's value at point i."""
     node = 0
     while True:
-        s = 1 if Zt[node, i] > 0 else 0
+        s = 1 if Zt[node, i] > BOUNDARY_TOL else 0
         if child_kind[node, s] == 1:
             return child_index[node, s]
         node = child_index[node, s]
@@ -433,7 +439,7 @@ def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weig
     count = 0.0
     for i in range(N):
         z = znew[i]
-        flipped = (z > 0) != (zd[i] > 0)
+        flipped = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
         zd[i] = z
         if flipped:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
