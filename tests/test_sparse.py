@@ -285,3 +285,53 @@ def test_init_cart_and_axis_need_complete_structures():
     cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
     assert res.restarts[0]["start"] == "cart"
     assert res.n_errors <= np.sum(cart.predict(X) != y)
+
+
+# -- Frank-Wolfe with the penalty -----------------------------------------------------------
+@pytest.mark.parametrize("seed", range(4))
+def test_penalised_hinge_lp_matches_highs(seed):
+    """min c.y + alpha sum (w+ + w-) s.t. y >= 1 - a_t (w, gamma), w = w+ - w- (HiGHS,
+    written out here) against the block simplex with costs on both sides of the
+    coordinate rows."""
+    from scipy.optimize import linprog
+
+    from gto.hinge_lp import solve_hinge_lp
+
+    rng = np.random.default_rng(seed)
+    X, y = problems.load(["heart", "liver"][seed % 2])
+    tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
+    P = TreeProblem(tree, X, y, coordinate_rows=True)
+    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    alpha = [0.01, 0.1, 1.0, 5.0][seed]
+    n, m = P.n, P.m
+    for d, b in enumerate(W.blocks):
+        A = P.rows[d][: P.n_point[d]]  # the triples s [x, -1]
+        T = len(A)
+        cost = rng.uniform(0, 2, T) * (rng.random(T) < 0.8)
+        pen = np.full(n, alpha)
+        value, _ = solve_hinge_lp(b, np.concatenate([cost, pen]),
+                                  ucost=np.concatenate([np.zeros(T), pen]))
+        ref = linprog(
+            np.concatenate([np.zeros(m), cost, pen, pen]),
+            A_ub=np.hstack([-A, -np.eye(T), np.zeros((T, 2 * n))]), b_ub=-np.ones(T),
+            A_eq=np.hstack([np.eye(n, m), np.zeros((n, T)), -np.eye(n), np.eye(n)]),
+            b_eq=np.zeros(n),
+            bounds=[(None, None)] * m + [(0, None)] * (T + 2 * n), method="highs",
+        )
+        assert value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
+        literal = cost @ np.maximum(0, 1 - A @ b.theta) + alpha * np.abs(b.theta[:-1]).sum()
+        assert literal == pytest.approx(value, rel=1e-9)
+
+
+def test_frank_wolfe_with_the_penalty_is_monotone_and_reports_it_literally():
+    X, y = problems.load("heart")
+    tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
+    alpha = 0.5
+    res = gto.optimize(tree, X, y, method="frank-wolfe", alpha=alpha, max_iter=30,
+                       random_state=0)
+    values = res.history["value"]
+    assert np.all(np.diff(values) <= 1e-9 * np.abs(values[:-1]))
+    assert res.penalty == pytest.approx(literal_penalty(res.tree, X, alpha), rel=1e-9)
+    assert res.fun == pytest.approx(gto.error(res.tree, X, y) + res.penalty, rel=1e-7)
+    plain = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0)
+    assert res.penalty < literal_penalty(plain.tree, X, alpha)  # smaller weights
