@@ -239,6 +239,13 @@ def test_the_budget_keeps_exactly_the_moves_within_it_plus_swaps():
             assert np.array_equal(np.count_nonzero(nb.theta()[:, :-1], axis=1), before)
             assert v2 == pytest.approx(gto.error(P.tree_of(nb.theta()), X, y), rel=1e-7)
     assert kept > 0 and len(mine) >= kept
+    # after a pivot, single moves (one ratio test, swaps included) match the table
+    for e, l in list(zip(*capped.candidates()[:2]))[:6]:
+        moved = copy.deepcopy(capped)
+        moved.pivot(e, l)
+        fresh = copy.deepcopy(moved)
+        for e2, l2, v2 in zip(*fresh.candidates()):
+            assert moved.evaluate(e2) == (int(l2), pytest.approx(v2, rel=1e-9, abs=1e-9))
 
 
 def test_optimize_reports_the_penalised_objective_literally():
