@@ -345,19 +345,19 @@ def test_frank_wolfe_with_the_penalty_is_monotone_and_reports_it_literally():
     assert res.penalty < literal_penalty(plain.tree, X, alpha)  # smaller weights
 
 
-@pytest.mark.parametrize("alpha", [0.3, 3.0])
+@pytest.mark.parametrize("alpha", [0.1, 1.0])
 def test_frank_wolfe_step_minimises_the_penalised_objective_on_its_segment(alpha):
     """One FW step: lambda minimises eq. 19 on the interpolated slacks plus the
     penalty, linear in (w+, w-), along the segment to the LP vertex (a grid as truth)."""
     from gto.formulation import decision_errors
     from gto.frank_wolfe import frank_wolfe
-    from gto.starts import greedy_theta
+    from gto.starts import cart_tree
 
-    X, y = problems.load("liver")
+    X, y = problems.load("heart")  # from CART the step is interior and the penalty grows
     tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
     P = TreeProblem(tree, X, y, coordinate_rows=True, alpha=alpha)
     rng = np.random.default_rng(0)
-    walker = walker_from_theta(P, greedy_theta(P, rng), P.objective("product"), rng)
+    walker = walker_from_theta(P, P.theta_of(cart_tree(P)), P.objective("product"), rng)
     Theta0 = walker.theta()
     Theta1 = frank_wolfe(P, walker.blocks, max_iter=1)[0]
     V = np.array([b.theta for b in walker.blocks])  # the blocks end at the LP's vertex
@@ -377,4 +377,4 @@ def test_frank_wolfe_step_minimises_the_penalised_objective_on_its_segment(alpha
     grid = np.linspace(0, 1, 2001)
     best = min(f(t) for t in grid)
     assert f(lam) <= best + 1e-9 * abs(best)
-    assert 0 < lam  # a real step
+    assert 0 < lam < 1  # an interior step: the line search decides
