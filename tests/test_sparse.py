@@ -160,7 +160,7 @@ def test_planted_sparse_trees_are_recovered_with_max_features_2():
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 5), N=st.integers(20, 80),
        noise=st.floats(0, 0.4))
 def test_optimizing_a_cart_tree_with_max_features_1_never_adds_errors(seed, n, N, noise):
