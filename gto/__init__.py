@@ -6,13 +6,14 @@ by extreme point tabu search or Frank-Wolfe.
 """
 from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
+from .inspection import export_text, plot_tree
 from .objectives import OBJECTIVES, error
 from .optimize import METHODS, optimize
 from .tree import Tree
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip",
+    "OBJECTIVES", "METHODS", "mip", "export_text", "plot_tree",
 ]
 __version__ = "0.1.0"
 
