@@ -182,7 +182,7 @@ def _histories(run):
 
 
 def _best_so_far(histories):
-    """Over restarts run one after another's iterations aligned: the running best at each step."""
+    """The best value and count over all restarts up to each iteration (restarts side by side)."""
     length = max(len(h) for h in histories)
     value = np.full((len(histories), length), np.inf)
     count = np.full((len(histories), length), np.inf)
@@ -230,7 +230,7 @@ def error_bars(frame, ax=None, title="", figsize=(11, 4.5)):
         a.set_xticklabels(groups, rotation=30, ha="right", fontsize=8)
         a.set_title(f"{part} error", fontsize=10)
     axes[0].set_ylabel("error %")
-    axes[1].legend(fontsize=7, ncol=2)
+    axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if title:
         fig.suptitle(title, fontsize=11)
     if ax is None:
