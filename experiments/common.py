@@ -22,9 +22,10 @@ from sklearn.tree import DecisionTreeClassifier
 import gto
 import problems
 from gto.files import write_text_atomic
+from gto.tree import FIGURE2
 from gto.progress import Progress
 
-STRUCTURE = ((0, 1), (0, 1))  # the paper's three-decision tree (Figure 2)
+STRUCTURE = FIGURE2  # the paper's three-decision tree (Figure 2)
 FIELDS = ["dataset", "split", "arm", "train_error", "test_error", "decisions", "seconds", "failed"]
 
 Split = namedtuple("Split", "dataset split X_train y_train X_test y_test seed")

@@ -25,7 +25,7 @@ from .objectives import OBJECTIVES, check_objective
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
 from .starts import greedy_theta, random_start
-from .tree import Tree
+from .tree import as_tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
@@ -33,18 +33,6 @@ INITS = ("auto", "tree", "greedy", "random")
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
-
-
-def as_tree(tree):
-    """A :class:`gto.Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
-    if isinstance(tree, Tree):
-        return tree
-    if hasattr(tree, "tree_") and hasattr(tree, "classes_"):
-        return Tree.from_sklearn(tree)
-    raise TypeError(
-        "tree must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
-        f"got {type(tree).__name__}"
-    )
 
 
 def _check_args(objective, method, p, max_iter, restarts, time_limit, init):

@@ -15,6 +15,9 @@ from . import inspection
 from ._atomic import write_text_atomic
 from ._validation import check_X, check_labels, check_sample_weight
 
+#: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
+FIGURE2 = ((0, 1), (0, 1))
+
 FORMAT = "gto.Tree"
 FORMAT_VERSION = 1
 
@@ -214,12 +217,12 @@ class Tree:
         Axis-aligned split on feature f at threshold t becomes w = e_f, gamma = t
         (scikit-learn also sends ``x_f <= t`` left); a leaf takes its majority class.
         """
-        tree_ = getattr(model, "tree_", None)
-        if tree_ is None or not hasattr(model, "classes_"):
+        if not is_fitted_sklearn_tree(model):
             raise TypeError(
                 "expected a fitted sklearn.tree.DecisionTreeClassifier, got "
                 f"{type(model).__name__}"
             )
+        tree_ = model.tree_
         if getattr(model, "n_outputs_", 1) != 1:
             raise ValueError("multi-output scikit-learn trees are not supported")
         left, right = tree_.children_left, tree_.children_right
@@ -352,6 +355,24 @@ class Tree:
             f"Tree(structure={self.structure!r}, n_features={self.n_features}, "
             f"n_decisions={self.n_decisions})"
         )
+
+
+def is_fitted_sklearn_tree(model):
+    """True for a fitted scikit-learn decision tree classifier (the one check used everywhere)."""
+    tree_ = getattr(model, "tree_", None)
+    return hasattr(tree_, "children_left") and hasattr(model, "classes_")
+
+
+def as_tree(model, name="tree"):
+    """A :class:`Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
+    if isinstance(model, Tree):
+        return model
+    if is_fitted_sklearn_tree(model):
+        return Tree.from_sklearn(model)
+    raise TypeError(
+        f"{name} must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
+        f"got {type(model).__name__}"
+    )
 
 
 def _to_lists(spec):

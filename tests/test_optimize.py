@@ -5,9 +5,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
+from gto.tree import FIGURE2
 from conftest import count_errors, product_error, random_tree
 
-FIG2 = ((0, 1), (0, 1))
+FIG2 = FIGURE2
 
 
 @pytest.mark.parametrize("n_features", [2, 3, 4, 5])
