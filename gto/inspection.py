@@ -277,6 +277,8 @@ def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
 
     tree = tree_of(model)
     names = feature_names_of(model, feature_names)
+    counts = getattr(model, "n_node_samples_", None)
+    flagged = {} if counts is None else {d: side for d, side, _ in constant_decisions(counts)}
     fig, ax = figure_and_axes(ax, figsize=(max(6, 2.6 * tree.n_leaves), 1.8 * (get_depth(tree) + 1)))
     all_nodes = nodes(tree)
     depth = get_depth(tree)
@@ -310,6 +312,8 @@ def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
     for kind, i, _, _ in all_nodes:
         if kind == "d":
             text = format_decision(tree, i, names, precision)
+            if i in flagged:
+                text += f"\n(every training point goes {flagged[i]})"
             box = dict(boxstyle="square,pad=0.4", fc="white", ec="0.3")
         else:
             label = tree.leaf_classes[i].item()
