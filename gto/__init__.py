@@ -2,7 +2,8 @@
 
 A fixed-structure oblique decision tree becomes a set of disjunctive linear
 inequalities; an error measuring their violation is minimised over a polytope
-by extreme point tabu search or Frank-Wolfe.
+by extreme point tabu search or Frank-Wolfe.  The design notes cited as
+"DESIGN §n" in the docstrings are ``docs/DESIGN.md``.
 """
 from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
