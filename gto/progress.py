@@ -18,11 +18,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 
 from tqdm.auto import tqdm
 
 logger = logging.getLogger("gto")
+
+
+def _size_fallback(stream):
+    """A width for terminals that report a size of 0 (tqdm would then draw nothing)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return {}
+    return {} if size.columns and size.lines else {"ncols": 100, "nrows": 20}
 
 
 class Progress:
@@ -44,7 +54,7 @@ class Progress:
         self._ticked = False
         self._bar = tqdm(total=total, desc=desc or None, file=self.stream,
                          disable=not self.enabled, mininterval=min_interval,
-                         dynamic_ncols=True, leave=True)
+                         leave=True, **_size_fallback(self.stream))
 
     def _start_clock(self):
         """Restart tqdm's clock at the first tick (set-up time is not progress)."""
