@@ -1,9 +1,9 @@
-"""Looking inside a fitted tree, as with scikit-learn's trees (DESIGN §9).
+"""Looking inside a fitted tree, as with scikit-learn's trees (DESIGN §9, §9b).
 
 ``export_text``, ``plot_tree``, depth, leaves, decision paths, feature
 importances and pruning of decisions that send every training point the
 same way.  Weights are read in original units (``gto.optimize`` folds its
-internal scaling back into the tree, DESIGN §3b).
+internal scaling back into the tree, DESIGN §9b).
 
 One formatter writes a decision for the text, the DOT export and the
 picture: :func:`format_decision`.  A hyperplane prints only the features it
