@@ -213,7 +213,7 @@ def error_bars(frame, ax=None, title="", figsize=(11, 4.5)):
     fig, axes = figure_and_axes(ax, figsize=figsize, ncols=2)
     groups = list(dict.fromkeys(frame["dataset"]))
     bars = list(dict.fromkeys(zip(frame["arm"], frame["source"])))
-    stats = frame.groupby(["dataset", "arm", "source", "set"])["error"].agg(["mean", "std"])
+    stats = frame.groupby(["dataset", "arm", "source", "set"], observed=True)["error"].agg(["mean", "std"])
     width = 0.8 / max(len(bars), 1)
     x = np.arange(len(groups))
     arms = list(dict.fromkeys(frame["arm"]))
@@ -222,7 +222,7 @@ def error_bars(frame, ax=None, title="", figsize=(11, 4.5)):
             mean = [stats["mean"].get((g, arm, source, part), np.nan) for g in groups]
             std = [stats["std"].get((g, arm, source, part), np.nan) for g in groups]
             a.bar(x + (i - (len(bars) - 1) / 2) * width, mean, width,
-                  yerr=np.nan_to_num(std), capsize=2, color=f"C{arms.index(arm) % 10}",
+                  yerr=None if np.all(np.isnan(std)) else np.nan_to_num(std), capsize=2, color=f"C{arms.index(arm) % 10}",
                   hatch="//" if source != "ours" else None,
                   edgecolor="white" if source != "ours" else None,
                   label=arm if source == "ours" else f"{arm} ({source})")
