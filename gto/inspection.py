@@ -13,6 +13,8 @@ are left out, and a one-feature decision reads as a threshold
 """
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -268,10 +270,30 @@ def export_text(model, feature_names=None, precision=3, X=None, sample_weight=No
 
 
 # -- picture --------------------------------------------------------------------
+def _layout(tree):
+    """Per node ``(kind, index)``: x (leaves at 0, 1, ... in order, parents centred) and
+    the number of leaves below it."""
+    x, span = {}, {}
+
+    def place(child, next_leaf):
+        if child[0] == "l":
+            x[child], span[child] = next_leaf, 1
+            return next_leaf + 1
+        left, right = tree.children[child[1]]
+        after = place(right, place(left, next_leaf))
+        x[child] = (x[left] + x[right]) / 2
+        span[child] = span[left] + span[right]
+        return after
+
+    place(("d", 0), 0)
+    return x, span
+
+
 def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
     """Draw the tree: a box per decision (its test; yes = left), a rounded box per leaf.
 
-    Returns the matplotlib Figure (a new one without pyplot when ``ax`` is None).
+    Long tests are wrapped to the width their subtree has.  Returns the
+    matplotlib Figure (a new one, made without pyplot, when ``ax`` is None).
     """
     from .plots import figure_and_axes
 
@@ -279,49 +301,50 @@ def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
     names = feature_names_of(model, feature_names)
     counts = getattr(model, "n_node_samples_", None)
     flagged = {} if counts is None else {d: side for d, side, _ in constant_decisions(counts)}
-    fig, ax = figure_and_axes(ax, figsize=(max(6, 2.6 * tree.n_leaves), 1.8 * (get_depth(tree) + 1)))
+    x, span = _layout(tree)
+    depth, K = get_depth(tree), tree.n_leaves
+    tests = {d: format_decision(tree, d, names, precision) for d in range(tree.n_decisions)}
+    oblique = max(len(t) for t in tests.values()) > 40
+    width = ax.figure.get_size_inches()[0] * ax.get_position().width if ax is not None else (
+        0.8 * max(6.0, (2.6 if oblique else 1.8) * K))
+    texts = {}
+    for d, test in tests.items():
+        chars = int(0.9 * width * span["d", d] / K * 72 / (0.62 * fontsize))
+        lines = textwrap.wrap(test, max(chars, 12), break_on_hyphens=False)
+        if d in flagged:
+            lines.append(f"(every training point goes {flagged[d]})")
+        texts["d", d] = "\n".join(lines)
+    tallest = max(t.count("\n") + 1 for t in texts.values())
+    box_inches = tallest * fontsize * 1.35 / 72 + 0.15
+    # levels 1 / depth apart on a (depth + 1) / depth tall axes, 0.77 of the figure
+    fig, ax = figure_and_axes(ax, figsize=(width / 0.8, (box_inches + 0.5) * (depth + 1) / 0.77))
     all_nodes = nodes(tree)
-    depth = get_depth(tree)
-    x = {}
-    order = [n for n in all_nodes if n[0] == "l"]
-    for k, node in enumerate(order):  # leaves left to right in preorder
-        x[node[:2]] = k
-
-    def place(child):
-        if child[0] == "l":
-            return x[child]
-        left, right = tree.children[child[1]]
-        x[child] = (place(left) + place(right)) / 2
-        return x[child]
-
-    place(("d", 0))
-    width = max(len(order) - 1, 1)
-    pos = {n[:2]: (x[n[:2]] / width, 1 - n[2] / max(depth, 1)) for n in all_nodes}
-    classes = list(dict.fromkeys(tree.leaf_classes.tolist()))
-    colours = {c: f"C{i % 10}" for i, c in enumerate(classes)}
-    for kind, i, _, parent in all_nodes:
-        if parent < 0:
-            continue
-        pkind, pi, _, _ = all_nodes[parent]
-        (x0, y0), (x1, y1) = pos[pkind, pi], pos[kind, i]
-        ax.annotate("", xy=(x1, y1), xytext=(x0, y0),
-                    arrowprops=dict(arrowstyle="->", color="0.4", shrinkA=12, shrinkB=12))
-        label = "yes" if tree.children[pi][0] == (kind, i) else "no"
-        ax.text((x0 + x1) / 2, (y0 + y1) / 2, label, fontsize=fontsize - 1, ha="center",
-                va="center", color="0.3", backgroundcolor="white")
+    pos = {n[:2]: (x[n[:2]] / max(K - 1, 1), 1 - n[2] / max(depth, 1)) for n in all_nodes}
+    colours = {c: f"C{i % 10}" for i, c in enumerate(dict.fromkeys(tree.leaf_classes.tolist()))}
+    artists = {}
     for kind, i, _, _ in all_nodes:
         if kind == "d":
-            text = format_decision(tree, i, names, precision)
-            if i in flagged:
-                text += f"\n(every training point goes {flagged[i]})"
-            box = dict(boxstyle="square,pad=0.4", fc="white", ec="0.3")
+            text, box = texts["d", i], dict(boxstyle="square,pad=0.4", fc="white", ec="0.3")
         else:
             label = tree.leaf_classes[i].item()
             text = f"class {label}"
             box = dict(boxstyle="round,pad=0.4", fc=colours[label], ec="0.3", alpha=0.35)
-        ax.text(*pos[kind, i], text, ha="center", va="center", fontsize=fontsize, bbox=box,
-                wrap=True)
-    ax.set_xlim(-0.15, 1.15)
-    ax.set_ylim(-0.2, 1.15)
+        artists[kind, i] = ax.text(*pos[kind, i], text, ha="center", va="center",
+                                   fontsize=fontsize, bbox=box, zorder=2)
+    for kind, i, _, parent in all_nodes:  # arrows from a box's bottom to its child's top
+        if parent < 0:
+            continue
+        pkind, pi, _, _ = all_nodes[parent]
+        child, above = artists[kind, i], artists[pkind, pi]
+        ax.annotate("", xy=(0.5, 1.0), xycoords=child, xytext=(0.5, 0.0), textcoords=above,
+                    arrowprops=dict(arrowstyle="->", color="0.4", shrinkA=6, shrinkB=6),
+                    zorder=1)
+        label = "yes" if tree.children[pi][0] == (kind, i) else "no"
+        ax.annotate(label, xy=(0.5, 1.0), xycoords=child, xytext=(-5 if label == "yes" else 5, 6),
+                    textcoords="offset points", ha="right" if label == "yes" else "left",
+                    va="bottom",
+                    fontsize=fontsize - 1, color="0.3")
+    ax.set_xlim(-0.5 / max(K - 1, 1), 1 + 0.5 / max(K - 1, 1))
+    ax.set_ylim(-0.5 / max(depth, 1), 1 + 0.5 / max(depth, 1))
     ax.axis("off")
     return fig
