@@ -4,7 +4,6 @@ A fixed-structure oblique decision tree becomes a set of disjunctive linear
 inequalities; an error measuring their violation is minimised over a polytope
 by extreme point tabu search or Frank-Wolfe.
 """
-from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
 from .objectives import OBJECTIVES, error
 from .optimize import METHODS, optimize
@@ -18,9 +17,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """``gto.mip`` is imported on first use: it pulls in cvxpy, slow to load."""
-    if name == "mip":
-        import importlib
+    """``gto.mip`` (cvxpy) and ``GTOClassifier`` (scikit-learn) are imported on first use."""
+    import importlib
 
+    if name == "mip":
         return importlib.import_module(".mip", __name__)
+    if name == "GTOClassifier":
+        return importlib.import_module(".estimator", __name__).GTOClassifier
     raise AttributeError(f"module 'gto' has no attribute {name!r}")

@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from .formulation import decision_errors
+from .status import Status
 from .hinge_lp import solve_hinge_lp
 
 GAP_TOL = 1e-9
@@ -105,7 +106,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0]
     history = [(0, value, problem.n_errors(Z), np.nan)]
     fewest = (history[0][2], value, Theta, time.time())
-    status, message = 0, "iteration limit reached"
+    status, message = Status.SUCCESS, "iteration limit reached"
     try:
         for k in range(1, max_iter + 1):
             gL, gR = _gradients(problem, YL, YR)
@@ -120,12 +121,12 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             dL, dR = VL - YL, VR - YR
             gap = float(np.sum(gL * dL) + np.sum(gR * dR))
             if gap >= -GAP_TOL * max(1.0, value):
-                status, message = 0, "minimum principle satisfied"
+                status, message = Status.SUCCESS, "minimum principle satisfied"
                 history.append((k, value, history[-1][2], gap))
                 break
             lam, _ = _exact_line_search(product_polynomial(problem, YL, YR, dL, dR))
             if lam == 0.0:
-                status, message = 0, "no descent along the Frank-Wolfe direction"
+                status, message = Status.SUCCESS, "no descent along the Frank-Wolfe direction"
                 history.append((k, value, history[-1][2], gap))
                 break
             Theta = Theta + lam * (Theta_v - Theta)
@@ -135,11 +136,11 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             if history[-1][2] < fewest[0] or (history[-1][2] == fewest[0] and value < fewest[1]):
                 fewest = (history[-1][2], value, Theta, time.time())
             if callback is not None and callback(k, Theta, value):
-                status, message = 2, "stopped by callback"
+                status, message = Status.CALLBACK, "stopped by callback"
                 break
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                status, message = 1, "time limit reached"
+                status, message = Status.TIME_LIMIT, "time limit reached"
                 break
     except KeyboardInterrupt:
-        status, message = 3, "interrupted"
+        status, message = Status.INTERRUPTED, "interrupted"
     return Theta, np.array(history), status, message, fewest
