@@ -448,7 +448,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     _check_fit_args(parser, args)
     try:
-        return args.run(args) or 0
+        code = args.run(args) or 0
+        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        return code
     except (UsageError, DataError) as exc:
         print(f"gto: error: {exc}", file=sys.stderr)
         return 2

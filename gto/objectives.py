@@ -37,7 +37,8 @@ def class_product(factors):
         with np.errstate(divide="ignore"):
             logs = np.log(F).sum(axis=1)
         logs[(F == 0).any(axis=1)] = -np.inf  # a zero factor wins over an infinite one
-        P[bad] = np.exp(np.minimum(logs, np.log(PRODUCT_CAP)))
+        capped = logs >= np.log(PRODUCT_CAP)
+        P[bad] = np.where(capped, PRODUCT_CAP, np.exp(np.where(capped, 0.0, logs)))
     return P
 
 
