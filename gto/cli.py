@@ -10,9 +10,8 @@ A bad file, column or option ends the command with exit code 2 and a
 one-line message; Ctrl-C during ``gto fit`` stops the fit, writes the best
 tree so far and exits with 130.  Progress bars go to stderr when it is a
 terminal; ``--quiet`` silences them and every other note on stderr.  The
-model file is described in docs/model_format.md.  Heavy modules (numba,
-scipy, pandas) are imported by the commands that need them, so ``--help``
-is quick.
+model file is described in docs/model_format.md.  pandas, scikit-learn and
+the experiments are imported only by the commands that need them.
 """
 from __future__ import annotations
 
@@ -28,11 +27,10 @@ import warnings
 
 from . import __version__
 from .files import DataError, check_writable, load_model, read_table, write_text_atomic
+from .optimize import INITS, METHODS  # (``import gto`` has loaded it already)
+from .problem import WALK_OBJECTIVES as OBJECTIVES
 
 EXPERIMENTS = ("table1", "figure4", "plots")
-OBJECTIVES = ("product", "minimum", "count", "lexicographic")  # gto.optimize's objectives
-METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "random")
 EXPORT_FORMATS = ("dot", "text", "json")
 #: a target column with more distinct values than this is probably not a class column
 MANY_CLASSES = 50
@@ -56,8 +54,8 @@ def _class_hint(args, y):
     return ""
 
 
-def initial_tree(args, y, n_features):
-    """The tree to fit: from --init FILE, --structure, or a complete tree of --depth."""
+def initial_tree(args, y, n_features, start=None):
+    """The tree to fit: ``start`` (from --init FILE), --structure, or a complete tree of --depth."""
     import numpy as np
 
     from .tree import Tree
@@ -66,8 +64,8 @@ def initial_tree(args, y, n_features):
     if len(classes) < 2:
         raise UsageError(f"target column {args.target!r} has one class only "
                          f"({classes.tolist()[0]!r})")
-    if args.init not in INITS:
-        tree = load_model(args.init)
+    if start is not None:
+        tree = start
         if tree.n_features != n_features:
             raise UsageError(f"--init {args.init}: the model has {tree.n_features} features, "
                              f"the data {n_features}")
@@ -168,12 +166,15 @@ def cmd_fit(args):
         check_writable(args.output)  # before the fit, so that a bad -o loses nothing
     except OSError as exc:
         raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+    start = None if args.init in INITS else load_model(args.init)
+    if features is None and start is not None:
+        features = start.feature_names  # the columns the starting model was fitted on
     table = read_table(args.data, args.target, features, sep=args.sep,
                        weight=args.sample_weight, drop_na=args.drop_na)
     if table.n_dropped:
         note(args, f"fit: dropped {table.n_dropped} row(s) with missing values")
     X, y = table.X, table.y
-    tree = initial_tree(args, y, X.shape[1])
+    tree = initial_tree(args, y, X.shape[1], start)
     tree.feature_names, tree.target = table.feature_names, args.target
     note(args, f"fit: {len(y)} points, {X.shape[1]} features, {tree.n_decisions} decisions, "
                f"{args.restarts} restart(s) of {args.max_iter} iterations")

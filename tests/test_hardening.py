@@ -88,25 +88,37 @@ def _read_fifo(path, box):
         box.append(fh.read())
 
 
+def _fifo_reader(path):
+    """A daemon thread reading ``path``; ``finish()`` unblocks it if nobody wrote to the FIFO."""
+    box = []
+    reader = threading.Thread(target=_read_fifo, args=(path, box), daemon=True)
+    reader.start()
+
+    def finish(timeout):
+        reader.join(timeout)
+        if reader.is_alive() and stat.S_ISFIFO(os.lstat(path).st_mode):
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # let the reader see EOF
+            reader.join(5)
+        return box
+
+    return finish
+
+
 def test_1_fifo_is_written_through_not_replaced(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    box = []
-    reader = threading.Thread(target=_read_fifo, args=(fifo, box))
-    reader.start()
+    finish = _fifo_reader(fifo)
     write_text_atomic(fifo, "hello\n")
-    reader.join(10)
+    box = finish(10)
     assert box == [b"hello\n"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
 def test_1_cli_fit_to_a_fifo_and_through_a_symlink(tmp_path, heart_csv, capsys):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    box = []
-    reader = threading.Thread(target=_read_fifo, args=(fifo, box))
-    reader.start()
+    finish = _fifo_reader(fifo)
     code, _, err = run(capsys, "fit", heart_csv, "--max-iter", "30", "-o", fifo, "-q")
-    reader.join(30)
+    box = finish(30)
     assert code == 0, err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and json.loads(box[0])["format"] == "gto.Tree"
     target = tmp_path / "real.json"
