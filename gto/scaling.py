@@ -7,7 +7,9 @@ limits (1e308) or far below 1 (1e-200) neither overflow nor underflow;
 constant features (``s = 0``) are left out of the search (their weight is 0).
 Then ``x' = (u - mean) @ V`` standardises the rest; where the data do not span
 their space (collinear features) ``V`` projects onto the principal
-components that do, so the tree polytope always has vertices.
+components that do, so the tree polytope always has vertices (unless
+``diagonal``: sparse weights need the features themselves, and coordinate
+rows then pin the directions the data do not span).
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import numpy as np
 class Scaler:
     """Affine map from original features to ``r`` well-conditioned coordinates."""
 
-    def __init__(self, X, rtol=1e-9):
+    def __init__(self, X, rtol=1e-9, diagonal=False):
         X = np.asarray(X, dtype=float)
         lo, hi = X.min(axis=0), X.max(axis=0)
         self.center = 0.5 * lo + 0.5 * hi
@@ -30,7 +32,11 @@ class Scaler:
         scale[scale == 0] = 1.0
         n = X.shape[1]
         V = np.zeros((n, 0))
-        if U.shape[1]:
+        if diagonal:  # keep the features themselves (sparse weights); constant ones stay 0
+            d = np.ones(n)
+            d[self.varying] = 1.0 / scale
+            V = np.diag(d)
+        elif U.shape[1]:
             _, sv, Vt = np.linalg.svd(centred / scale, full_matrices=False)
             rank = int(np.sum(sv > rtol * max(sv[0], 1e-300)))
             if rank == U.shape[1]:
