@@ -22,6 +22,7 @@ from sklearn.tree import DecisionTreeClassifier
 import gto
 import problems
 from gto.files import write_text_atomic
+from gto.optimize import stop_if_interrupted
 from gto.tree import FIGURE2
 from gto.progress import Progress
 
@@ -54,6 +55,7 @@ def fit_gto(X, y, seed, max_iter, *, objective, method):
     tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
     res = gto.optimize(tree, X, y, objective=objective, method=method, init="greedy",
                        max_iter=max_iter, random_state=seed)
+    stop_if_interrupted(res)  # Ctrl-C ends the experiment, not just this fit
     return res.tree.predict, res.tree.n_decisions
 
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from itertools import chain
 
+from gto.cli import jobs, positive_int, seconds
 from gto.files import write_text_atomic
 
 from . import peers
@@ -52,6 +54,7 @@ def picture(rows, arms, path):
 def run(out="results", quick=False, n_jobs=-1, max_iter=None, dims=DIMENSIONS, repeats=None,
         peer_names=(), quiet=False):
     """Run the experiment; write CSV, markdown and picture; return the markdown text."""
+    stem = "figure4-quick" if quick else "figure4"  # a smoke run never overwrites a full one
     max_iter = max_iter or (200 if quick else 10_000)
     repeats = repeats or (1 if quick else 5)
     extra, notes = peers.select(peer_names)
@@ -60,7 +63,7 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, dims=DIMENSIONS, r
     t0 = time.perf_counter()
     rows = run_splits(splits, arms, max_iter, n_jobs=n_jobs, quiet=quiet, desc="figure4")
     seconds = time.perf_counter() - t0
-    write_csv(os.path.join(out, "figure4.csv"), rows)
+    write_csv(os.path.join(out, stem + ".csv"), rows)
     text = "\n".join([
         "Figure 4 (Bennett & Blue 1996): errors in %, mean ± std over repeats",
         "",
@@ -68,11 +71,13 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, dims=DIMENSIONS, r
         "",
         f"dimensions {'/'.join(map(str, dims))} (the paper's are not known to us); 200 train / "
         f"2000 test; {repeats} repeat(s); {max_iter} iterations; {seconds:.0f} s",
-        picture(rows, arms, os.path.join(out, "figure4.png")),
+        picture(rows, arms, os.path.join(out, stem + ".png")),
         *notes,
         *failures(rows),
     ])
-    write_text_atomic(os.path.join(out, "figure4.md"), text + "\n")
+    write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
+    if not quiet:
+        print(f"wrote {os.path.join(out, stem)}.csv and .md", file=sys.stderr)
     return text
 
 
@@ -80,11 +85,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="gto experiment figure4", description=__doc__.splitlines()[0])
     p.add_argument("--out", default="results", help="folder for figure4.csv/.md/.png")
     p.add_argument("--quick", action="store_true", help="1 repeat and 200 iterations")
-    p.add_argument("--jobs", type=int, default=-1, help="joblib workers for the repeats")
-    p.add_argument("--max-iter", type=int, default=None, help="iterations per run (10 000)")
+    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the repeats")
+    p.add_argument("--max-iter", type=positive_int, default=None, help="iterations per run (10 000)")
     p.add_argument("--dims", type=int, nargs="+", default=list(DIMENSIONS))
-    p.add_argument("--repeats", type=int, default=None, help="data sets per dimension (5)")
-    p.add_argument("--peers", nargs="*", default=[], metavar="PEER",
+    p.add_argument("--repeats", type=positive_int, default=None, help="data sets per dimension (5)")
+    p.add_argument("--peers", nargs="*", default=[], metavar="PEER", choices=list(peers.PEERS),
                    help=f"extra arms among {', '.join(peers.PEERS)} (default none)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     args = p.parse_args(argv)

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from itertools import chain
 
 import problems
+from gto.cli import jobs, positive_int, seconds
 from gto.files import write_text_atomic
 
 from . import peers
@@ -78,6 +80,7 @@ def table(rows, arms):
 def run(out="results", quick=False, n_jobs=-1, max_iter=None, peer_names=(), mip_budget=None,
         quiet=False):
     """Run the experiment; write the CSV and markdown; return the markdown text."""
+    stem = "table1-quick" if quick else "table1"  # a smoke run never overwrites a full one
     max_iter = max_iter or (200 if quick else 10_000)
     extra, notes = peers.select(peer_names, mip_budget)
     arms = {**ARMS, **extra}
@@ -97,8 +100,10 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, peer_names=(), mip
         *notes,
         *failures(rows),
     ])
-    write_csv(os.path.join(out, "table1.csv"), rows)
-    write_text_atomic(os.path.join(out, "table1.md"), text + "\n")
+    write_csv(os.path.join(out, stem + ".csv"), rows)
+    write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
+    if not quiet:
+        print(f"wrote {os.path.join(out, stem)}.csv and .md", file=sys.stderr)
     return text
 
 
@@ -108,11 +113,12 @@ def parser():
     p.add_argument("--out", default="results", help="folder for table1.csv and table1.md")
     p.add_argument("--quick", action="store_true",
                    help="one fold / repeat per data set and 200 iterations (smoke run)")
-    p.add_argument("--jobs", type=int, default=-1, help="joblib workers for the splits")
-    p.add_argument("--max-iter", type=int, default=None, help="iterations per run (10 000)")
+    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the splits")
+    p.add_argument("--max-iter", type=positive_int, default=None, help="iterations per run (10 000)")
     p.add_argument("--peers", nargs="*", default=list(peers.PEERS), metavar="PEER",
+                   choices=list(peers.PEERS),
                    help=f"peer arms among {', '.join(peers.PEERS)} (default all; none: --peers)")
-    p.add_argument("--mip-budget", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--mip-budget", type=seconds, default=None, metavar="SECONDS",
                    help="add the exact MIP arm with this time limit per split")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     return p

@@ -5,7 +5,6 @@ inequalities; an error measuring their violation is minimised over a polytope
 by extreme point tabu search or Frank-Wolfe.  The design notes cited as
 "DESIGN §n" in the docstrings are ``docs/DESIGN.md``.
 """
-from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
 from .inspection import export_text, plot_tree
 from .objectives import OBJECTIVES, error
@@ -20,9 +19,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """``gto.mip`` is imported on first use: it pulls in cvxpy, slow to load."""
-    if name == "mip":
-        import importlib
+    """``gto.mip`` (cvxpy) and ``GTOClassifier`` (scikit-learn) are imported on first use."""
+    import importlib
 
+    if name == "mip":
         return importlib.import_module(".mip", __name__)
+    if name == "GTOClassifier":
+        return importlib.import_module(".estimator", __name__).GTOClassifier
     raise AttributeError(f"module 'gto' has no attribute {name!r}")

@@ -1,22 +1,70 @@
-"""Atomic file writes: a temporary file in the same folder, then a rename."""
+"""Safe file writes: atomic for regular files, write-through for anything else.
+
+* A symlink is followed: its target is written, the link stays.
+* A regular file (or a new path) is written to a temporary file in the same
+  folder, then renamed over it, so readers see the old file or the whole new
+  one.  A new file gets the mode the umask gives (as ``open`` would), an
+  overwritten file keeps its mode (and, where allowed, its owner).
+* Anything else that exists (a FIFO, a device, a socket) is never replaced:
+  the text is written through to it.  A folder is an error.
+"""
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import stat
+import uuid
+
+
+def _target(path):
+    real = os.path.realpath(os.fspath(path))
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real, None
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(f"{path} is a folder, not a file")
+    return real, st
+
+
+def check_writable(path):
+    """Raise OSError now if ``path`` cannot be written later (call before long work)."""
+    real, st = _target(path)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if not os.access(real, os.W_OK):
+            raise PermissionError(f"{path}: permission denied")
+        return
+    folder = os.path.dirname(real)
+    os.makedirs(folder, exist_ok=True)
+    probe = os.path.join(folder, f".gto-probe-{uuid.uuid4().hex}")
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.unlink(probe)
 
 
 def write_text_atomic(path, text):
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
-    folder = os.path.dirname(os.path.abspath(path))
+    """Write ``text`` to ``path`` (UTF-8) by the rules of the module docstring."""
+    real, st = _target(path)
+    data = text.encode("utf-8")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        with open(real, "wb") as fh:  # FIFO, device, socket: write through, never replace
+            fh.write(data)
+        return
+    folder = os.path.dirname(real)
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    tmp = os.path.join(folder, f".tmp-{uuid.uuid4().hex}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
+            if st is not None:
+                os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))
+                with contextlib.suppress(OSError):
+                    if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                        os.fchown(fh.fileno(), st.st_uid, st.st_gid)
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, real)
     except BaseException:
-        if os.path.exists(tmp):
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise

@@ -4,10 +4,19 @@ from __future__ import annotations
 import numpy as np
 
 
+#: sparse X up to this many entries is made dense; larger is refused
+SPARSE_DENSIFY_LIMIT = 10_000_000
+
+
 def check_X(X, n_features=None, name="X"):
     """2-D finite float array; ``n_features`` columns if given."""
     if hasattr(X, "to_numpy"):
         X = X.to_numpy()
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse
+        if np.prod(X.shape) > SPARSE_DENSIFY_LIMIT:
+            raise TypeError(f"{name} is a sparse matrix of shape {X.shape}: sparse input is not "
+                            "supported (oblique splits use every feature); pass a dense array")
+        X = X.toarray()
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -48,7 +57,12 @@ def check_sample_weight(sample_weight, n_samples):
     """Non-negative finite weights, ones by default."""
     if sample_weight is None:
         return np.ones(n_samples)
-    w = np.asarray(sample_weight, dtype=float)
+    if hasattr(sample_weight, "to_numpy"):
+        sample_weight = sample_weight.to_numpy()
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError("sample_weight must be numbers, one per sample") from None
     if w.shape != (n_samples,):
         raise ValueError(f"sample_weight must have shape ({n_samples},), got {w.shape}")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
@@ -69,7 +83,7 @@ def check_fit_data(tree, X, y, sample_weight=None):
     w = check_sample_weight(sample_weight, len(X))
     present = np.unique(y)
     if len(present) < 2:
-        raise ValueError(f"y has one class only ({present[0]!r}); a tree needs at least two")
+        raise ValueError(f"y has one class only ({present[0].item()!r}); a tree needs at least two")
     unknown = present[~np.isin(present, tree.leaf_classes)]
     if unknown.size:
         raise ValueError(

@@ -1,35 +1,39 @@
 """The ``gto`` command: fit, predict, show, export and run the paper's experiments.
 
     gto fit data.csv --target class --structure "((0,1),(0,1))" -o model.json
-    gto predict model.json data.csv
+    gto predict model.json data.csv --proba
     gto show model.json
-    gto export model.json --dot
+    gto export model.json --format dot
     gto experiment table1 --quick
 
-A bad file or column ends the command with exit code 2 and a one-line
-message.  Progress bars go to stderr when it is a terminal; ``--quiet``
-silences them and every other note on stderr.
+A bad file, column or option ends the command with exit code 2 and a
+one-line message; Ctrl-C during ``gto fit`` stops the fit, writes the best
+tree so far and exits with 130.  Progress bars go to stderr when it is a
+terminal; ``--quiet`` silences them and every other note on stderr.  The
+model file is described in docs/model_format.md.  pandas, scikit-learn and
+the experiments are imported only by the commands that need them.
 """
 from __future__ import annotations
 
 import argparse
 import ast
+import csv
 import importlib
+import io
+import os
 import sys
 import time
-
-import numpy as np
-from joblib import Parallel, delayed
+import warnings
 
 from . import __version__
-from .dot import to_dot
-from .files import DataError, load_model, read_table, save_model, write_text_atomic
-from .objectives import OBJECTIVES
-from .optimize import METHODS, optimize
-from .progress import Progress
-from .tree import Tree
+from .files import DataError, check_writable, load_model, read_table, write_text_atomic
+from .optimize import INITS, METHODS  # (``import gto`` has loaded it already)
+from .problem import WALK_OBJECTIVES as OBJECTIVES
 
 EXPERIMENTS = ("table1", "figure4", "plots")
+EXPORT_FORMATS = ("dot", "text", "json")
+#: a target column with more distinct values than this is probably not a class column
+MANY_CLASSES = 50
 
 
 class UsageError(Exception):
@@ -42,130 +46,233 @@ def note(args, text):
 
 
 # -- fit -----------------------------------------------------------------------
-def initial_tree(args, y, n_features):
+def _class_hint(args, y):
+    if y.dtype.kind == "f" or len(set(y.tolist())) > MANY_CLASSES:
+        return (f"; is {args.target!r} really the class column? it holds "
+                f"{len(set(y.tolist()))} distinct {y.dtype.kind == 'f' and 'decimal ' or ''}"
+                "values (choose another with --target)")
+    return ""
+
+
+def initial_tree(args, y, n_features, start=None):
+    """The tree to fit: ``start`` (from --init FILE), --structure, or a complete tree of --depth."""
+    import numpy as np
+
+    from .tree import Tree
+
     classes = np.unique(y)
     if len(classes) < 2:
-        raise UsageError(f"target column {args.target!r} has one class only ({classes[0]!r})")
-    if args.structure is None:
+        raise UsageError(f"target column {args.target!r} has one class only "
+                         f"({classes.tolist()[0]!r})")
+    if start is not None:
+        tree = start
+        if tree.n_features != n_features:
+            raise UsageError(f"--init {args.init}: the model has {tree.n_features} features, "
+                             f"the data {n_features}")
+    elif args.structure is None:
+        if 2**args.depth < len(classes):
+            raise UsageError(
+                f"{len(classes)} classes but a tree of --depth {args.depth} has only "
+                f"{2**args.depth} leaves: raise --depth or give --structure"
+                + _class_hint(args, y))
         try:
-            return Tree.complete(args.depth, classes.tolist(), n_features)
+            tree = Tree.complete(args.depth, classes.tolist(), n_features)
         except ValueError as exc:
             raise UsageError(f"--depth: {exc}") from None
-    try:
-        spec = ast.literal_eval(args.structure)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise UsageError(
-            f"--structure {args.structure!r} is not a nested-pair literal like \"((0,1),(0,1))\""
-        ) from None
-    try:
-        tree = Tree.from_structure(spec, n_features)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"--structure: {exc}") from None
-    unknown = set(tree.leaf_classes.tolist()) - set(classes.tolist())
+    else:
+        try:
+            spec = ast.literal_eval(args.structure)
+        except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+            raise UsageError(f"--structure {args.structure!r} is not a nested-pair literal "
+                             "like \"((0,1),(0,1))\"") from None
+        try:
+            tree = Tree.from_structure(spec, n_features)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise UsageError(f"--structure: {exc}") from None
+    listed = lambda values: ", ".join(map(repr, values))  # noqa: E731
+    leaves = set(tree.leaf_classes.tolist())
+    unknown = sorted(leaves - set(classes.tolist()), key=str)
     if unknown:
-        listed = ", ".join(sorted(map(repr, unknown)))
-        raise UsageError(
-            f"--structure leaf labels {listed} are not classes of column {args.target!r} "
-            f"(classes: {', '.join(map(repr, classes.tolist()))})"
-        )
+        raise UsageError(f"leaf labels {listed(unknown)} are not classes of column "
+                         f"{args.target!r} (classes: {listed(classes.tolist()[:20])}"
+                         f"{', ...' if len(classes) > 20 else ''})")
+    leafless = [c for c in classes.tolist() if c not in leaves]
+    if leafless:
+        raise UsageError(f"{len(leafless)} class(es) of column {args.target!r} have no leaf in "
+                         f"the tree: {listed(leafless[:10])}{', ...' if len(leafless) > 10 else ''}"
+                         + _class_hint(args, y))
     return tree
 
 
-def _restart(tree, X, y, args, kind, seed, callback=None):
-    """One ``optimize`` run from ``kind`` ("greedy" or "random")."""
-    return optimize(tree, X, y, objective=args.objective, method=args.method,
-                    max_iter=args.max_iter, time_limit=args.time_limit, init=kind,
-                    random_state=seed, callback=callback)
+class _Ticker:
+    """Progress callback over all restarts: each restart's moves count from 1 again."""
+
+    def __init__(self, bar, max_iter):
+        self.bar, self.max_iter, self.offset, self.last = bar, max_iter, 0, 0
+
+    def __call__(self, iteration, state, value):
+        if iteration <= self.last:
+            self.offset += self.max_iter
+        self.last = iteration
+        if iteration % 64 == 0:
+            self.bar.set(min(self.offset + iteration, self.bar.total))
+        return False
 
 
-def _numbered_restart(r, *args):
-    return r, _restart(*args)
+def fit(tree, X, y, w, args):
+    """``gto.optimize`` with the command's options (restarts, seeds, workers: all in optimize)."""
+    from .optimize import optimize
+    from .progress import Progress
 
-
-def fit_restarts(tree, X, y, args):
-    """Best of ``args.restarts`` runs (fewest errors, then objective), with progress.
-
-    The first run starts from the greedy LP tree, the others from random
-    vertices; each has its own seed from ``args.seed``, so the answer does
-    not depend on ``--jobs``.  One worker: a bar over all iterations; more:
-    a bar over restarts, ticked as they finish.
-    """
-    kinds = ["greedy"] + ["random"] * (args.restarts - 1)
-    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(args.seed).spawn(
-        args.restarts)]
-    results = []
-    if args.jobs == 1:
+    options = dict(objective=args.objective, method=args.method, p=args.p,
+                   max_iter=args.max_iter, time_limit=args.time_limit, restarts=args.restarts,
+                   n_jobs=args.jobs, random_state=args.seed, sample_weight=w,
+                   init="tree" if args.init not in INITS else args.init)
+    for name in ("alpha", "max_features"):
+        if getattr(args, name, None) is not None:
+            options[name] = getattr(args, name)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="gto.optimize was interrupted")
+        if args.jobs != 1 and args.restarts > 1:
+            return optimize(tree, X, y, **options)
         total = args.restarts * args.max_iter
         with Progress(total=total, desc="fit", quiet=args.quiet) as bar:
-            for r, (kind, seed) in enumerate(zip(kinds, seeds)):
-                callback = bar.iteration_callback(offset=r * args.max_iter)
-                results.append((r, _restart(tree, X, y, args, kind, seed, callback)))
-                bar.set((r + 1) * args.max_iter)
-    else:
-        jobs = (delayed(_numbered_restart)(r, tree, X, y, args, k, s)
-                for r, (k, s) in enumerate(zip(kinds, seeds)))
-        with Progress(total=args.restarts, desc="restarts", quiet=args.quiet) as bar:
-            for r, res in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(jobs):
-                results.append((r, res))
-                best = min(x[1].n_errors for x in results)
-                bar.update(note=f"fewest errors {best}")
-    return min(results, key=lambda x: (x[1].n_errors, x[1].fun, x[0]))[1]
+            res = optimize(tree, X, y, callback=_Ticker(bar, args.max_iter), **options)
+            bar.set(total)
+        return res
+
+
+def _save_or_rescue(tree, path):
+    """Save; if that fails now, keep the fitted model in a temporary file and say where."""
+    import tempfile
+
+    try:
+        tree.save(path)
+    except OSError as exc:
+        fd, rescue = tempfile.mkstemp(prefix="gto-model-", suffix=".json")
+        os.close(fd)
+        tree.save(rescue)
+        raise UsageError(f"cannot write {path} ({exc.strerror or exc}); the fitted model is "
+                         f"in {rescue}") from None
 
 
 def cmd_fit(args):
+    from .status import Status
+
     features = None if args.features is None else [f.strip() for f in args.features.split(",")]
     if features is not None and args.target in features:
         raise UsageError(f"--features includes the target column {args.target!r}")
-    X, y, names = read_table(args.data, args.target, features)
-    tree = initial_tree(args, y, X.shape[1])
+    try:
+        check_writable(args.output)  # before the fit, so that a bad -o loses nothing
+    except OSError as exc:
+        raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+    start = None if args.init in INITS else load_model(args.init)
+    if features is None and start is not None:
+        features = start.feature_names  # the columns the starting model was fitted on
+    table = read_table(args.data, args.target, features, sep=args.sep,
+                       weight=args.sample_weight, drop_na=args.drop_na)
+    if table.n_dropped:
+        note(args, f"fit: dropped {table.n_dropped} row(s) with missing values")
+    X, y = table.X, table.y
+    tree = initial_tree(args, y, X.shape[1], start)
+    tree.feature_names, tree.target = table.feature_names, args.target
+    note(args, f"fit: {len(y)} points, {X.shape[1]} features, {tree.n_decisions} decisions, "
+               f"{args.restarts} restart(s) of {args.max_iter} iterations")
     t0 = time.perf_counter()
-    res = fit_restarts(tree, X, y, args)
-    save_model(args.output, res.tree, names, args.target)
-    note(args, f"fit: {res.n_errors} of {len(y)} training points misclassified "
-               f"({100 * res.n_errors / len(y):.1f} %), {args.objective} error {res.fun:.4g}, "
-               f"{args.restarts} restart(s), {time.perf_counter() - t0:.1f} s; "
-               f"wrote {args.output}")
+    try:
+        res = fit(tree, X, y, table.sample_weight, args)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    _save_or_rescue(res.tree, args.output)
+    n = len(y) if table.sample_weight is None else float(table.sample_weight.sum())
+    summary = (f"{res.n_errors:g} of {n:g} training points misclassified "
+               f"({100 * res.n_errors / n:.1f} %), {args.objective} error {res.fun:.4g}, "
+               f"{len(res.restarts)} of {args.restarts} restart(s), "
+               f"{time.perf_counter() - t0:.1f} s")
+    if res.status == Status.INTERRUPTED:
+        print(f"gto: interrupted; wrote the best tree so far to {args.output} ({summary})",
+              file=sys.stderr)
+        return 130
+    note(args, f"fit: {summary}; wrote {args.output}")
+    return 0
 
 
 # -- predict, show, export -------------------------------------------------------
+def _model_and_table(args):
+    tree = load_model(args.model)
+    target = tree.target or args.target
+    table = read_table(args.data, target, tree.feature_names, target_optional=True,
+                       sep=args.sep)
+    if table.X.shape[1] != tree.n_features:
+        raise UsageError(f"{args.data}: the model needs {tree.n_features} feature columns, the "
+                         f"file has {table.X.shape[1]}")
+    return tree, table
+
+
 def cmd_predict(args):
-    tree, names, target = load_model(args.model)
-    X, y, _ = read_table(args.data, target or args.target, names, target_optional=True)
-    if X.shape[1] != tree.n_features:
-        raise UsageError(
-            f"{args.data}: the model needs {tree.n_features} feature columns, the file has "
-            f"{X.shape[1]}"
-        )
-    pred = tree.predict(X)
-    text = "prediction\n" + "".join(f"{p}\n" for p in pred.tolist())
+    import numpy as np
+
+    tree, table = _model_and_table(args)
+    pred = tree.predict(table.X)
+    header, columns = ["prediction"], [pred.tolist()]
+    if args.proba:
+        if tree.leaf_counts is None:
+            raise UsageError(f"{args.model} has no leaf class counts (a bare tree): "
+                             "--proba needs a model written by gto fit")
+        P = tree.predict_proba(table.X)
+        header += [f"proba_{c}" for c in tree.classes.tolist()]
+        columns += [[float(f"{v:.6g}") for v in P[:, j]] for j in range(P.shape[1])]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(zip(*columns))
+    text = out.getvalue()
     if args.output:
         write_text_atomic(args.output, text)
     else:
         sys.stdout.write(text)
-    if y is not None:
-        wrong = int(np.sum(pred.astype(str) != y.astype(str)))
+    if table.y is not None:
+        y = table.y
+        if y.dtype.kind != pred.dtype.kind and {y.dtype.kind, pred.dtype.kind} <= set("iuf"):
+            y = y.astype(float)
+        wrong = int(np.sum(pred != y))
         note(args, f"predict: {wrong} of {len(y)} points misclassified "
                    f"({100 * wrong / len(y):.1f} %)")
 
 
 def cmd_show(args):
-    tree, names, target = load_model(args.model)
+    tree = load_model(args.model)
     print(f"gto tree: {tree.n_decisions} decisions, {tree.n_leaves} leaves, "
           f"{tree.n_features} features; structure {tree.structure!r}"
-          + (f"; target {target!r}" if target else ""))
-    print(tree.to_text(names))
+          + (f"; target {tree.target!r}" if tree.target else ""))
+    print(tree.to_text())
 
 
 def cmd_export(args):
-    tree, names, _ = load_model(args.model)
-    text = to_dot(tree, names) + "\n"
-    if args.output:
-        write_text_atomic(args.output, text)
+    import json
+
+    tree = load_model(args.model)
+    if args.format == "dot":
+        from .dot import to_dot
+
+        text = to_dot(tree, tree.feature_names)
+    elif args.format == "text":
+        text = tree.to_text()
     else:
-        sys.stdout.write(text)
+        text = json.dumps(tree.to_dict(), indent=1)
+    if args.output:
+        write_text_atomic(args.output, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
 
 
 def cmd_experiment(args):
+    if args.name is None:
+        for name in EXPERIMENTS:
+            doc = (importlib.import_module(f"experiments.{name}").__doc__ or "").strip()
+            print(f"{name:10s} {doc.splitlines()[0] if doc else ''}")
+        print("options of one: gto experiment NAME --help")
+        return
     module = importlib.import_module(f"experiments.{args.name}")
     rest = list(args.args)
     if args.quiet and not {"-q", "--quiet"} & set(rest):
@@ -174,97 +281,190 @@ def cmd_experiment(args):
 
 
 # -- parser --------------------------------------------------------------------
-def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+def positive_int(text):
+    """argparse type: an int >= 1."""
+    return _int_at_least(text, 1)
+
+
+def nonneg_int(text):
+    """argparse type: an int >= 0."""
+    return _int_at_least(text, 0)
+
+
+def _int_at_least(text, low):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
     return value
 
 
-def _jobs(text):
-    value = int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("0 workers: use 1, a count, or -1 for all cores")
+def jobs(text):
+    """argparse type: workers, a count >= 1 or -1 for all cores."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
+    if value == 0 or value < -1:
+        raise argparse.ArgumentTypeError(f"{value} workers: use 1, a count, or -1 for all cores")
     return value
 
 
-def _seconds(text):
-    value = float(text)
-    if not value > 0:
+def seconds(text):
+    """argparse type: a positive finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be positive seconds, got {text}")
     return value
 
 
+def _fraction(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text}")
+    return value
+
+
+def _separator(text):
+    text = {"\\t": "\t", "tab": "\t"}.get(text, text)
+    if not text:
+        raise argparse.ArgumentTypeError("the separator cannot be empty")
+    return text
+
+
+def _optimize_options():
+    """Options of gto.optimize that only some versions have (alpha, max_features)."""
+    import inspect
+
+    from .optimize import optimize
+
+    return set(inspect.signature(optimize).parameters)
+
+
 def build_parser():
+    fmt = argparse.ArgumentDefaultsHelpFormatter
     quiet = argparse.ArgumentParser(add_help=False)
     quiet.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
+    csv_opts = argparse.ArgumentParser(add_help=False)
+    csv_opts.add_argument("--sep", type=_separator, default=",",
+                          help="CSV field separator (\\t or tab for tabs)")
     parser = argparse.ArgumentParser(
-        prog="gto", description="Global tree optimization (Bennett & Blue, 1996).")
+        prog="gto", description="Global tree optimization (Bennett & Blue, 1996).",
+        formatter_class=fmt)
     parser.add_argument("--version", action="version", version=f"gto {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    fit = sub.add_parser("fit", parents=[quiet], help="fit a fixed-structure tree to a CSV file")
-    fit.add_argument("data", help="CSV file with a header line")
-    fit.add_argument("--target", default="class", help="class column (default: class)")
-    fit.add_argument("--features", help="comma-separated feature columns (default: all others)")
-    shape = fit.add_mutually_exclusive_group()
+    fit_p = sub.add_parser("fit", parents=[quiet, csv_opts], formatter_class=fmt,
+                           help="fit a fixed-structure tree to a CSV file")
+    fit_p.add_argument("data", help="CSV file with a header line")
+    fit_p.add_argument("--target", default="class", help="class column")
+    fit_p.add_argument("--features", help="comma-separated feature columns (default: all others)")
+    fit_p.add_argument("--sample-weight", metavar="COLUMN", help="column of point weights")
+    fit_p.add_argument("--drop-na", action="store_true",
+                       help="drop rows with a missing value (?, NA, NaN, empty) instead of "
+                            "stopping")
+    shape = fit_p.add_mutually_exclusive_group()
     shape.add_argument("--structure", help='nested pairs of leaf classes, e.g. "((0,1),(0,1))"')
-    shape.add_argument("--depth", type=_positive_int, default=2,
-                       help="complete tree of this depth, leaves cycling the classes (default 2)")
-    fit.add_argument("--objective", default="product", choices=OBJECTIVES)
-    fit.add_argument("--method", default="tabu", choices=METHODS)
-    fit.add_argument("--restarts", type=_positive_int, default=1)
-    fit.add_argument("--jobs", type=_jobs, default=1, help="parallel restarts (-1: all cores)")
-    fit.add_argument("--max-iter", type=_positive_int, default=10_000,
-                     help="tabu moves or Frank-Wolfe iterations per restart")
-    fit.add_argument("--time-limit", type=_seconds, default=None,
-                     help="seconds per restart")
-    fit.add_argument("--seed", type=int, default=0)
-    fit.add_argument("-o", "--output", default="model.json", help="model file (model.json)")
-    fit.set_defaults(run=cmd_fit)
+    shape.add_argument("--depth", type=positive_int, default=2,
+                       help="complete tree of this depth, leaves cycling the classes")
+    fit_p.add_argument("--init", default="auto", metavar="{auto,tree,greedy,random} or FILE",
+                       help="first start (as gto.optimize's init), or a model file to start from "
+                            "(its structure and decisions)")
+    fit_p.add_argument("--objective", default="product", choices=OBJECTIVES)
+    fit_p.add_argument("--p", type=int, default=1, choices=(1, 2),
+                       help="power on the decision errors")
+    fit_p.add_argument("--method", default="tabu", choices=METHODS)
+    fit_p.add_argument("--restarts", type=positive_int, default=1)
+    fit_p.add_argument("--jobs", type=jobs, default=1, help="parallel restarts (-1: all cores)")
+    fit_p.add_argument("--max-iter", type=positive_int, default=10_000,
+                       help="tabu moves or Frank-Wolfe iterations per restart")
+    fit_p.add_argument("--time-limit", type=seconds, default=None,
+                       help="seconds for the whole fit, all restarts together")
+    fit_p.add_argument("--alpha", type=_fraction, default=None,
+                       help="sparsity penalty of gto.optimize (if this version has it)")
+    fit_p.add_argument("--max-features", type=positive_int, default=None,
+                       help="features per decision in gto.optimize (if this version has it)")
+    fit_p.add_argument("--seed", type=nonneg_int, default=0)
+    fit_p.add_argument("-o", "--output", default="model.json", help="model file")
+    fit_p.set_defaults(run=cmd_fit)
 
-    predict = sub.add_parser("predict", parents=[quiet], help="predict the classes of a CSV file")
+    predict = sub.add_parser("predict", parents=[quiet, csv_opts], formatter_class=fmt,
+                             help="predict the classes of a CSV file")
     predict.add_argument("model")
     predict.add_argument("data")
     predict.add_argument("--target", default="class",
-                         help="class column to leave out (and score) if present, for a bare "
-                              "tree file")
+                         help="class column to leave out (and score) if present, for a model "
+                              "without a target name")
+    predict.add_argument("--proba", action="store_true",
+                         help="add the training class frequencies of each point's leaf")
     predict.add_argument("-o", "--output", help="write the predictions here (CSV)")
     predict.set_defaults(run=cmd_predict)
 
-    show = sub.add_parser("show", parents=[quiet], help="print a model as text")
+    show = sub.add_parser("show", parents=[quiet], formatter_class=fmt,
+                          help="print a model as text")
     show.add_argument("model")
     show.set_defaults(run=cmd_show)
 
-    export = sub.add_parser("export", parents=[quiet], help="export a model")
+    export = sub.add_parser("export", parents=[quiet], formatter_class=fmt,
+                            help="export a model (Graphviz dot, text or JSON)")
     export.add_argument("model")
-    export.add_argument("--dot", action="store_true", required=True, help="Graphviz source")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="dot")
+    export.add_argument("--dot", action="store_const", dest="format", const="dot",
+                        help="same as --format dot")
     export.add_argument("-o", "--output", help="write here instead of standard output")
     export.set_defaults(run=cmd_export)
 
-    experiment = sub.add_parser("experiment", parents=[quiet],
-                                help="run an experiment of the paper (arguments pass through)")
-    experiment.add_argument("name", choices=EXPERIMENTS)
+    experiment = sub.add_parser(
+        "experiment", parents=[quiet], formatter_class=fmt,
+        help="run an experiment of the paper (without NAME: list them; NAME --help: options)")
+    experiment.add_argument("name", nargs="?", choices=EXPERIMENTS)
     experiment.add_argument("args", nargs=argparse.REMAINDER)
     experiment.set_defaults(run=cmd_experiment)
     return parser
 
 
+def _check_fit_args(parser, args):
+    if args.command != "fit":
+        return
+    if args.method == "frank-wolfe" and args.objective != "product":
+        parser.error(f"--method frank-wolfe needs --objective product (the differentiable "
+                     f"one), got {args.objective}")
+    missing = [f"--{n.replace('_', '-')}" for n in ("alpha", "max_features")
+               if getattr(args, n) is not None and n not in _optimize_options()]
+    if missing:
+        parser.error(f"{', '.join(missing)}: this version of gto.optimize has no such option")
+
+
 def main(argv=None):
     """Entry point of the ``gto`` command; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _check_fit_args(parser, args)
     try:
-        args.run(args)
+        code = args.run(args) or 0
+        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        return code
     except (UsageError, DataError) as exc:
         print(f"gto: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `gto show m.json | head`: the reader left, exit quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141  # as a tool stopped by SIGPIPE
     except OSError as exc:
         print(f"gto: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("gto: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        sys.stderr.close()
-        return 1
-    return 0

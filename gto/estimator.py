@@ -6,7 +6,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .optimize import optimize
+from .optimize import optimize, stop_if_interrupted
 from .tree import Tree
 
 
@@ -58,7 +58,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def _initial_tree(self, n_features):
         if self.structure is not None:
-            return Tree.from_structure(self.structure, n_features)
+            tree = Tree.from_structure(self.structure, n_features)
+            unknown = np.setdiff1d(tree.leaf_classes, self.classes_)
+            if unknown.size:
+                raise ValueError(
+                    f"structure has leaf labels {unknown.tolist()} that are not classes of y "
+                    f"({self.classes_.tolist()})"
+                )
+            return tree
         if 2**self.depth < len(self.classes_):
             raise ValueError(
                 f"a complete tree of depth {self.depth} has {2**self.depth} leaves, fewer than "
@@ -73,7 +80,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"y has one class only ({self.classes_[0]!r}); a classifier needs at least two"
+                f"y has one class only ({self.classes_[0].item()!r}); a classifier needs at least two"
             )
         tree = self._initial_tree(X.shape[1])
         self.result_ = optimize(
@@ -84,16 +91,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         )
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
-        weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        leaf = self.tree_.apply(X)
-        code = np.searchsorted(self.classes_, y)
-        counts = np.zeros((self.tree_.n_leaves, len(self.classes_)))
-        np.add.at(counts, (leaf, code), weight)
-        own = np.searchsorted(self.classes_, self.tree_.leaf_classes)
-        empty = counts.sum(axis=1) == 0
-        counts[empty, own[empty]] = 1.0
-        self.leaf_proba_ = counts / counts.sum(axis=1, keepdims=True)
+        self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X, sample_weight)
+        stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         return self
 
     def apply(self, X):

@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from .formulation import decision_errors
+from .status import Status
 from .hinge_lp import solve_hinge_lp
 
 GAP_TOL = 1e-9
@@ -113,7 +114,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0] + problem.penalty(Theta)
     history = [(0, value, problem.n_errors(Z), np.nan)]
     fewest = (history[0][2], value, Theta, time.time())
-    status, message = 0, "iteration limit reached"
+    status, message = Status.SUCCESS, "iteration limit reached"
     try:
         for k in range(1, max_iter + 1):
             gL, gR = _gradients(problem, YL, YR)
@@ -134,7 +135,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             pen0, pen1 = problem.penalty(Theta), problem.penalty(Theta_v)
             gap = float(np.sum(gL * dL) + np.sum(gR * dR)) + pen1 - pen0
             if gap >= -GAP_TOL * max(1.0, value):
-                status, message = 0, "minimum principle satisfied"
+                status, message = Status.SUCCESS, "minimum principle satisfied"
                 history.append((k, value, history[-1][2], gap))
                 break
             coef = product_polynomial(problem, YL, YR, dL, dR)
@@ -142,7 +143,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             coef[1] += pen1 - pen0  # the penalty is linear along the segment
             lam, _ = _exact_line_search(coef)
             if lam == 0.0:
-                status, message = 0, "no descent along the Frank-Wolfe direction"
+                status, message = Status.SUCCESS, "no descent along the Frank-Wolfe direction"
                 history.append((k, value, history[-1][2], gap))
                 break
             Theta = Theta + lam * (Theta_v - Theta)
@@ -152,11 +153,11 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             if history[-1][2] < fewest[0] or (history[-1][2] == fewest[0] and value < fewest[1]):
                 fewest = (history[-1][2], value, Theta, time.time())
             if callback is not None and callback(k, Theta, value):
-                status, message = 2, "stopped by callback"
+                status, message = Status.CALLBACK, "stopped by callback"
                 break
             if time_limit is not None and time.perf_counter() - t0 > time_limit:
-                status, message = 1, "time limit reached"
+                status, message = Status.TIME_LIMIT, "time limit reached"
                 break
     except KeyboardInterrupt:
-        status, message = 3, "interrupted"
+        status, message = Status.INTERRUPTED, "interrupted"
     return Theta, np.array(history), status, message, fewest

@@ -19,6 +19,29 @@ def check_objective(objective, p=1):
         raise ValueError(f"p must be 1 or 2, got {p!r}")
 
 
+#: a point's product error (eq. 19) saturates here, so that sums over points stay
+#: finite: deep trees multiply hundreds of leaf errors (1e300 would overflow)
+PRODUCT_CAP = 1e250
+
+
+def class_product(factors):
+    """Row products of non-negative ``factors``, finite: in log space where they overflow.
+
+    A row with a zero factor is 0; a product above :data:`PRODUCT_CAP` is the cap.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        P = np.prod(factors, axis=1)
+    bad = ~(P <= PRODUCT_CAP)  # inf, NaN (0 * inf) or just too big
+    if bad.any():
+        F = factors[bad]
+        with np.errstate(divide="ignore"):
+            logs = np.log(F).sum(axis=1)
+        logs[(F == 0).any(axis=1)] = -np.inf  # a zero factor wins over an infinite one
+        capped = logs >= np.log(PRODUCT_CAP)
+        P[bad] = np.where(capped, PRODUCT_CAP, np.exp(np.where(capped, 0.0, logs)))
+    return P
+
+
 def point_errors(leaf_err, mask, objective):
     """Per-point error over the leaves of the point's own class.
 
@@ -27,7 +50,7 @@ def point_errors(leaf_err, mask, objective):
     the leaves of point i's class.
     """
     if objective == "product":
-        return np.prod(np.where(mask, leaf_err, 1.0), axis=1)
+        return class_product(np.where(mask, leaf_err, 1.0))
     best = np.min(np.where(mask, leaf_err, np.inf), axis=1)
     if objective == "minimum":
         return best

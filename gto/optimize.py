@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import numbers
 import time
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -22,12 +23,15 @@ from scipy.optimize import OptimizeResult
 import tabu
 from tabu.epts import MODES as EPTS_MODES
 
+from ._interrupt import StopRequest, stop_on_sigint
 from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
+from ._validation import check_fit_data
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
 from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
-from .tree import as_tree
+from .status import Status
+from .tree import Tree, as_tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
@@ -55,10 +59,39 @@ def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
     for name, value, low in (("max_iter", max_iter, 0), ("restarts", restarts, 1)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
             raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    if time_limit is not None and (isinstance(time_limit, bool)
+                                   or not isinstance(time_limit, numbers.Real)):
+        raise TypeError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
     if time_limit is not None and not (time_limit > 0):
         raise ValueError(f"time_limit must be positive seconds, got {time_limit!r}")
     if init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
+
+
+def _seed_sequence(random_state):
+    """``SeedSequence`` from None, a non-negative int, a Generator or a RandomState."""
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(2**63)))
+    if isinstance(random_state, np.random.RandomState):  # scikit-learn's convention
+        return np.random.SeedSequence(int(random_state.randint(2**31 - 1)))
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
+        raise TypeError("random_state must be None, a non-negative int, a numpy Generator or "
+                        f"RandomState, got {type(random_state).__name__}")
+    if random_state < 0:
+        raise ValueError(f"random_state must be a non-negative int, got {int(random_state)}")
+    return np.random.SeedSequence(int(random_state))
+
+
+def stop_if_interrupted(result):
+    """Raise KeyboardInterrupt if ``result`` (of :func:`optimize`) was interrupted.
+
+    Loops over fits (cross-validation, experiments) call it after recording a
+    result, so that Ctrl-C stops the loop instead of going on to the next fit.
+    """
+    if result.status == Status.INTERRUPTED:
+        raise KeyboardInterrupt
 
 
 def _check_sparsity(alpha, max_features, n_features):
@@ -92,11 +125,38 @@ def _history(values, counts, modes):
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin):
-    """One restart; returns a plain dict (picklable for joblib workers).
+                options, origin, stop):
+    """One restart; returns a plain dict (picklable for joblib workers), None if stopped first.
 
-    ``origin`` is the wall-clock start of the whole call, for ``time_to_best``.
+    ``origin`` is the wall-clock start of the whole call, for ``time_to_best``;
+    ``stop`` (:class:`~gto._interrupt.StopRequest`) is polled between
+    iterations, and Ctrl-C in this process sets it.
     """
+    if stop.is_set():
+        return None
+    with stop_on_sigint(stop):
+        run = _run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                           _polling(callback, stop), options, origin)
+    if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
+        stop.set()
+    if stop.is_set():
+        run["status"], run["message"] = Status.INTERRUPTED, Status.INTERRUPTED.message
+    return run
+
+
+def _polling(callback, stop):
+    """The search callback: stop when asked to, else the user's callback."""
+
+    def poll(iteration, state, value):
+        if stop.is_set(every=16):
+            return True
+        return bool(callback(iteration, state, value)) if callback is not None else False
+
+    return poll
+
+
+def _run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
+                 options, origin):
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     Theta0 = _start_theta(problem, kind, tree, rng)
@@ -117,7 +177,7 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
         modes = np.array(EPTS_MODES)[h["mode"]]
         counts = np.asarray(walker.counts[: len(h)], dtype=float)
         history = _history(h["value"], counts, modes)
-        fun, nit, status, message = float(res.fun), int(res.nit), int(res.status), res.message
+        fun, nit, status, message = float(res.fun), int(res.nit), Status(res.status), res.message
     else:
         fw_callback = None if callback is None else (lambda k, Th, v: callback(k, None, v))
         Theta, hist, status, message, fewest = frank_wolfe(
@@ -229,6 +289,19 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     _check_sparsity(alpha, max_features, tree.n_features)
     if method == "frank-wolfe" and max_features is not None:
         raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
+    X_checked, y_checked, w_checked = check_fit_data(tree, X, y, sample_weight)
+    used = _used_part(tree, np.unique(y_checked[w_checked > 0]))
+    if used is not None:  # subtrees holding only classes absent from y: fit the rest
+        res = optimize(used[0], X, y, objective, method, p=p, max_iter=max_iter,
+                       time_limit=time_limit, restarts=restarts, n_jobs=n_jobs,
+                       random_state=random_state, callback=callback, sample_weight=sample_weight,
+                       init=init, options=options, alpha=alpha, max_features=max_features,
+                       verbose=verbose)
+        res.tree = _expand(tree, res.tree, used[1])
+        res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
+        res.tree.record_training(X_checked, y_checked, w_checked,
+                                 feature_names=res.tree.feature_names, target=tree.target)
+        return res
     complete = is_complete(tree)
     shallow = complete and tree.sides.shape[1] <= 3
     if init == "cart" and not complete:
@@ -250,12 +323,10 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
                        ["cart"] if first == "greedy" and max_features is not None and complete
                        else [])
     kinds = (kinds + ["random"] * restarts)[:restarts]
-    seeds = np.random.SeedSequence(
-        random_state if not isinstance(random_state, np.random.Generator)
-        else random_state.integers(2**63)
-    ).spawn(restarts)
+    seeds = _seed_sequence(random_state).spawn(restarts)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
+    stop = StopRequest()
     sequential = n_jobs == 1 or restarts == 1
     bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
                    quiet=not verbose, force=True)
@@ -263,26 +334,88 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
                              _chain(callback, bar.iteration_callback(r * max_iter)
                                     if sequential and verbose else None),
-                             dict(options or {}), origin)
+                             dict(options or {}), origin, stop)
         for r, (kind, seed) in enumerate(zip(kinds, seeds))
     ]
-    runs, interrupted = [], False
+    runs = []
     with bar, verbose_logging(verbose):
         try:
-            if sequential:
-                for job in jobs:
-                    runs.append(job[0](*job[1], **job[2]))
-                    _report(runs, restarts, verbose, bar, len(runs) * max_iter)
-                    if runs[-1]["status"] == 3 or (deadline is not None
-                                                   and time.time() > deadline):
-                        break
-            else:
-                for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-                    runs.append(run)
-                    _report(runs, restarts, verbose, bar, len(runs))
-        except KeyboardInterrupt:
-            interrupted = True
-    return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+            with stop_on_sigint(stop):
+                if sequential:
+                    for job in jobs:
+                        run = job[0](*job[1], **job[2])
+                        if run is None:
+                            break
+                        runs.append(run)
+                        _report(runs, restarts, verbose, bar, len(runs) * max_iter)
+                        if stop.is_set() or (deadline is not None and time.time() > deadline):
+                            break
+                else:
+                    for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                        if run is not None:
+                            runs.append(run)
+                            _report(runs, restarts, verbose, bar, len(runs))
+        except KeyboardInterrupt:  # a handler of the caller's own, or Ctrl-C outside the searches
+            stop.set()
+        finally:
+            stop.cleanup()
+    res = _result(problem, tree, objective, start_errors, runs, stop.is_set(), time_limit, t0)
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else tree.feature_names
+    res.tree.record_training(problem.X_orig, problem.y_orig, problem.w_orig, feature_names=names,
+                             target=tree.target)
+    if res.status == Status.INTERRUPTED:
+        warnings.warn("gto.optimize was interrupted (Ctrl-C): returning the best tree so far "
+                      f"({len(runs)} of {restarts} restart(s) ran)", RuntimeWarning, stacklevel=2)
+    return res
+
+
+def _used_part(tree, present):
+    """``(smaller tree, kept decisions)`` without the subtrees that hold no class of
+    ``present`` (each becomes one of its leaves), or None if every decision is used.
+
+    Such a subtree has no triples: no point wants to reach it, so its decisions
+    cannot change any error and stay as given.
+    """
+    children, labels = tree.children, tree.leaf_classes
+    present = set(present.tolist())
+
+    def used(child):
+        kind, i = child
+        if kind == "l":
+            return labels[i].item() in present
+        return used(children[i][0]) or used(children[i][1])
+
+    def first_leaf(child):
+        kind, i = child
+        return labels[i].item() if kind == "l" else first_leaf(children[i][0])
+
+    kept = []
+
+    def build(child):
+        kind, i = child
+        if kind == "l":
+            return labels[i].item()
+        if not used(child):
+            return first_leaf(child)
+        kept.append(i)
+        return (build(children[i][0]), build(children[i][1]))
+
+    spec = build(("d", 0))
+    if len(kept) == tree.n_decisions:
+        return None
+    smaller = Tree(spec, tree.n_features, W=tree.W[kept], gamma=tree.gamma[kept])
+    smaller.feature_names, smaller.target = tree.feature_names, tree.target
+    return smaller, np.array(kept)
+
+
+def _expand(tree, fitted, kept):
+    """``tree`` with the decisions ``kept`` taken from the fitted smaller tree."""
+    full = tree.copy()
+    W, gamma = full.W, full.gamma
+    W[kept], gamma[kept] = fitted.W, fitted.gamma
+    full.W, full.gamma = W, gamma
+    full.feature_names = fitted.feature_names
+    return full
 
 
 def _chain(callback, tick):
@@ -321,10 +454,13 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         for r in runs
     ]
     if runs:
-        best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
+        best = min(runs, key=lambda r: (r["n_errors"], _finite(r["fun"])))
         found = problem.tree_of(best["Theta_count"], snap=True)
-        by_fun = min(runs, key=lambda r: r["fun"])
+        by_fun = min(runs, key=lambda r: _finite(r["fun"]))
         tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
+        if not np.isfinite(min_fun):  # the walker's running product overflowed
+            min_fun = _objective_value(problem, tree_min_fun, objective) + problem.penalty(
+                problem.theta_of(tree_min_fun))
         if problem.alpha > 0:  # the penalised objective is what is minimised
             best, found = by_fun, tree_min_fun.copy()
         history, nit = best["history"], sum(r["nit"] for r in runs)
@@ -340,18 +476,23 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         found, n_errors = tree.copy(), errors(tree)
     penalty = problem.penalty(problem.theta_of(found))
     fun = _objective_value(problem, found, objective) + penalty
-    if interrupted or any(r["status"] == 3 for r in runs):
-        status, message = 3, "interrupted; best tree so far returned"
+    if interrupted or any(r["status"] == Status.INTERRUPTED for r in runs):
+        status, message = Status.INTERRUPTED, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
-        status, message = 1, "time limit reached; best tree so far returned"
+        status, message = Status.TIME_LIMIT, "time limit reached; best tree so far returned"
     else:
-        status, message = 0, f"{len(runs)} restart(s) finished"
+        status, message = Status.SUCCESS, f"{len(runs)} restart(s) finished"
     return OptimizeResult(
         tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
         nit=nit, history=history, restarts=summaries, status=status, message=message,
         success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,
     )
+
+
+def _finite(value):
+    """Sort key: NaN (an overflowed objective) last."""
+    return value if value == value else np.inf
 
 
 def _objective_value(problem, tree, objective):

@@ -19,7 +19,11 @@ from ._validation import check_X, check_labels, check_sample_weight
 FIGURE2 = ((0, 1), (0, 1))
 
 FORMAT = "gto.Tree"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the model files of ``gto fit`` before version 2 wrapped a version-1 tree
+_OLD_CLI_FORMAT = "gto.Model"
+_LABEL_TYPES = {"i": "int", "u": "int", "f": "float", "U": "str", "S": "str", "b": "bool"}
+_LABEL_DTYPES = {"int": np.int64, "float": np.float64, "str": str, "bool": bool}
 
 
 def _is_internal(node):
@@ -97,6 +101,11 @@ class Tree:
         self.W = np.zeros((D, self.n_features)) if W is None else W
         self.gamma = np.zeros(D) if gamma is None else gamma
         self._sides = self._side_matrix()
+        #: optional record of the training data, kept in the model file (docs/model_format.md)
+        self.feature_names = None  # list of str, one per feature
+        self.target = None  # name of the class column
+        self.classes = None  # (C,) class labels seen in training
+        self.leaf_counts = None  # (K, C) (weighted) training points of each class per leaf
 
     # -- structure ---------------------------------------------------------
     def _side_matrix(self):
@@ -244,7 +253,10 @@ class Tree:
         return cls(spec, n, W=np.array(W_rows), gamma=np.array(gammas))
 
     def copy(self):
-        return Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy())
+        tree = Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy())
+        tree.feature_names = None if self.feature_names is None else list(self.feature_names)
+        tree.target = self.target
+        return tree
 
     # -- prediction --------------------------------------------------------
     def decision_values(self, X):
@@ -275,29 +287,110 @@ class Tree:
         total = float(np.sum(w[wrong]))
         return int(round(total)) if sample_weight is None else total
 
-    # -- serialisation -----------------------------------------------------
+    # -- serialisation (format: docs/model_format.md) ------------------------
+    def record_training(self, X, y, sample_weight=None, feature_names=None, target=None):
+        """Keep the classes, per-leaf class counts and names of the training data.
+
+        They go into the model file, so that ``predict_proba`` works after
+        :meth:`load`.  Returns ``self``.
+        """
+        X = check_X(X, self.n_features)
+        y = check_labels(y, len(X))
+        w = check_sample_weight(sample_weight, len(X))
+        self.classes = np.unique(y)
+        counts = np.zeros((self.n_leaves, len(self.classes)))
+        np.add.at(counts, (self.apply(X), np.searchsorted(self.classes, y)), w)
+        self.leaf_counts = counts
+        if feature_names is not None:
+            self.feature_names = _check_names(feature_names, self.n_features)
+        if target is not None:
+            self.target = str(target)
+        return self
+
+    def leaf_proba(self):
+        """(K, C) class frequencies per leaf from :meth:`record_training`.
+
+        A leaf no training point reached predicts its own class with
+        probability 1 (uniform if its class was not seen in training).
+        """
+        if self.leaf_counts is None:
+            raise ValueError("no class counts recorded: fit the tree (or call record_training)")
+        counts = np.array(self.leaf_counts, dtype=float)
+        for k in np.flatnonzero(counts.sum(axis=1) == 0):
+            own = self.classes == self.leaf_classes[k]
+            counts[k] = own if own.any() else 1.0
+        return counts / counts.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Training class frequencies of the leaf each point reaches (columns: ``classes``)."""
+        return self.leaf_proba()[self.apply(X)]
+
     def to_dict(self):
-        """Plain-JSON description of the tree."""
+        """Plain-JSON description of the tree (docs/model_format.md)."""
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "structure": _to_lists(self.structure),
+            "label_type": _LABEL_TYPES[self.leaf_classes.dtype.kind],
             "n_features": self.n_features,
             "W": self.W.tolist(),
             "gamma": self.gamma.tolist(),
+            "feature_names": None if self.feature_names is None else list(self.feature_names),
+            "target": self.target,
+            "classes": None if self.classes is None else self.classes.tolist(),
+            "leaf_counts": None if self.leaf_counts is None else np.asarray(
+                self.leaf_counts).tolist(),
         }
 
     @classmethod
     def from_dict(cls, data):
-        """Inverse of :meth:`to_dict`; ValueError for anything that is not a gto tree."""
+        """Inverse of :meth:`to_dict`; ValueError for anything that is not a gto tree.
+
+        Also reads version 1 and the ``gto.Model`` files of earlier ``gto fit``.
+        """
+        try:
+            return cls._from_dict(data)
+        except RecursionError:
+            raise ValueError("the model is nested too deeply to be a gto tree") from None
+
+    @classmethod
+    def _from_dict(cls, data):
+        extra = {}
+        if isinstance(data, dict) and data.get("format") == _OLD_CLI_FORMAT:
+            if data.get("version") != 1:
+                raise ValueError(f"unsupported gto model version {data.get('version')!r}")
+            extra = {k: data.get(k) for k in ("feature_names", "target")}
+            data = data.get("tree")
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError("not a gto model: expected a dict with format 'gto.Tree'")
-        if data.get("version") != FORMAT_VERSION:
-            raise ValueError(f"unsupported gto model version {data.get('version')!r}")
+        version = data.get("version")
+        if isinstance(version, bool) or version not in (1, FORMAT_VERSION):
+            raise ValueError(f"unsupported gto model version {version!r}")
         missing = {"structure", "n_features", "W", "gamma"} - set(data)
         if missing:
             raise ValueError(f"gto model is missing {sorted(missing)}")
-        return cls(_to_tuples(data["structure"]), data["n_features"], W=data["W"], gamma=data["gamma"])
+        for key in ("W", "gamma"):
+            if not isinstance(data[key], list):
+                raise ValueError(f"{key!r} must be a list of numbers, got {data[key]!r:.40}")
+        tree = cls(_to_tuples(data["structure"]), data["n_features"], W=data["W"],
+                   gamma=data["gamma"])
+        label_type = data.get("label_type")
+        if label_type is not None:
+            if label_type not in _LABEL_DTYPES:
+                raise ValueError(f"label_type must be one of {sorted(_LABEL_DTYPES)}, "
+                                 f"got {label_type!r}")
+            tree.leaf_classes = _cast_labels(tree.leaf_classes, label_type, "structure")
+        meta = {**extra, **{k: data[k] for k in ("feature_names", "target") if k in data}}
+        if meta.get("feature_names") is not None:
+            tree.feature_names = _check_names(meta["feature_names"], tree.n_features)
+        if meta.get("target") is not None:
+            if not isinstance(meta["target"], str):
+                raise ValueError(f"target must be a string, got {meta['target']!r:.40}")
+            tree.target = meta["target"]
+        if data.get("classes") is not None or data.get("leaf_counts") is not None:
+            tree.classes, tree.leaf_counts = _check_counts(tree, data.get("classes"),
+                                                           data.get("leaf_counts"), label_type)
+        return tree
 
     def save(self, path):
         """Write the tree as JSON, atomically (temporary file, then rename)."""
@@ -305,16 +398,18 @@ class Tree:
 
     @classmethod
     def load(cls, path):
-        """Read a tree written by :meth:`save`; never executes anything from the file."""
+        """Read a tree written by :meth:`save` or ``gto fit``; never executes anything from the file."""
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open(path, encoding="utf-8-sig") as fh:
                 data = json.load(fh)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path} is not a gto model file (not JSON: {exc})") from None
+            raise ValueError(f"{path} is not a gto model file (not JSON): {exc}") from None
+        except RecursionError:
+            raise ValueError(f"{path} is not a gto model file (JSON nested too deeply)") from None
         try:
             return cls.from_dict(data)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{path} is not a valid gto model file: {exc}") from None
+            raise ValueError(f"{path} is not a gto model file: {exc}") from None
 
     # -- inspection (gto.inspection; DESIGN §9) ------------------------------------
     def to_text(self, feature_names=None, precision=3, X=None):
@@ -355,6 +450,50 @@ class Tree:
             f"Tree(structure={self.structure!r}, n_features={self.n_features}, "
             f"n_decisions={self.n_decisions})"
         )
+
+
+def _check_names(names, n_features):
+    if isinstance(names, str) or not all(isinstance(n, str) for n in names) \
+            or len(names) != n_features:
+        raise ValueError(f"feature_names must be {n_features} strings")
+    return list(names)
+
+
+def _cast_labels(values, label_type, name):
+    """``values`` as an array of ``label_type``; ValueError if that changes a value."""
+    values = np.asarray(values)
+    if label_type == "bool" and values.dtype.kind != "b":
+        raise ValueError(f"{name}: labels are not booleans")
+    if label_type == "str" and values.dtype.kind not in "US":
+        raise ValueError(f"{name}: labels are not strings")
+    if label_type in ("int", "float") and values.dtype.kind not in "iuf":
+        raise ValueError(f"{name}: labels are not numbers")
+    cast = values.astype(_LABEL_DTYPES[label_type])
+    if label_type == "int" and np.any(cast != values):
+        raise ValueError(f"{name}: labels are not integers")
+    return cast
+
+
+def _check_counts(tree, classes, counts, label_type):
+    if classes is None or counts is None or not isinstance(classes, list) or not classes:
+        raise ValueError("classes and leaf_counts must both be given, classes a non-empty list")
+    classes = np.array(classes)
+    if label_type is not None:
+        classes = _cast_labels(classes, label_type, "classes")
+    if classes.dtype.kind not in "iufUSb" or len(np.unique(classes)) != len(classes):
+        raise ValueError("classes must be distinct labels of one kind")
+    if not isinstance(counts, list):
+        raise ValueError("leaf_counts must be a list of lists")
+    try:
+        counts = np.array(counts, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("leaf_counts must be numbers") from None
+    if counts.shape != (tree.n_leaves, len(classes)) or not np.all(np.isfinite(counts)) \
+            or np.any(counts < 0):
+        raise ValueError(f"leaf_counts must be a ({tree.n_leaves}, {len(classes)}) table of "
+                         "finite non-negative numbers")
+    order = np.argsort(classes, kind="stable")
+    return classes[order], counts[:, order]
 
 
 def is_fitted_sklearn_tree(model):

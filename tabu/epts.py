@@ -43,6 +43,7 @@ import numpy as np
 
 from ._select import best_admissible
 from .result import OptimizeResult
+from .status import Status
 from .standard_walker import StandardFormWalker
 from .walker import Walker
 
@@ -52,14 +53,13 @@ MODES = ("improve", "diversify")
 #: dtype of ``result.history``; row 0 is the start, row t the vertex after move t
 HISTORY_DTYPE = np.dtype([("iteration", np.int64), ("value", np.float64),
                           ("best", np.float64), ("mode", np.int8)])
-ITERATION_LIMIT, TIME_LIMIT, CALLBACK, INTERRUPTED, NO_MOVE = 0, 1, 2, 3, 4
-MESSAGES = {
-    ITERATION_LIMIT: "Iteration limit reached.",
-    TIME_LIMIT: "Time limit reached.",
-    CALLBACK: "Stopped by the callback.",
-    INTERRUPTED: "Interrupted by KeyboardInterrupt; best vertex so far returned.",
-    NO_MOVE: "No bounded edge leaves the current vertex.",
-}
+ITERATION_LIMIT, TIME_LIMIT, CALLBACK, INTERRUPTED, NO_MOVE = (
+    Status.ITERATION_LIMIT, Status.TIME_LIMIT, Status.CALLBACK, Status.INTERRUPTED, Status.NO_MOVE)
+MESSAGES = {s: s.message for s in (TIME_LIMIT, CALLBACK, INTERRUPTED, NO_MOVE)}
+MESSAGES[ITERATION_LIMIT] = "Iteration limit reached."
+#: status when the objective returned NaN at the best vertex (nothing trustworthy found)
+NAN_VALUE = Status.ERROR
+MESSAGES[NAN_VALUE] = "The objective returned NaN; no valid value was found."
 _NEVER = -(1 << 60)
 
 
@@ -181,7 +181,9 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     last_entered = np.full(c, _NEVER, dtype=np.int64)
     F = np.zeros(c, dtype=np.int64)  # frequency memory, see _diversify
     cur = float(walker.value)
-    rho = max(abs(cur), 1.0) if rho is None else float(rho)
+    if math.isnan(cur):  # a NaN start is worse than anything: any finite vertex improves on it
+        cur = math.inf
+    rho = (max(abs(cur), 1.0) if math.isfinite(cur) else 1.0) if rho is None else float(rho)
     best, best_it, best_x, best_basis, unsaved = cur, 0, None, None, True
     hv, hb, hm = [0.0] * (max_iter + 1), [0.0] * (max_iter + 1), bytearray(max_iter + 1)
     hv[0] = hb[0] = cur
@@ -194,8 +196,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     try:
         while done < max_iter:
             it = done + 1
-            thr = cur - tol * (abs(cur) if abs(cur) > 1.0 else 1.0)
-            asp = best - tol * (abs(best) if abs(best) > 1.0 else 1.0)
+            thr = cur - tol * (abs(cur) if abs(cur) > 1.0 else 1.0) if cur < math.inf else cur
+            asp = best - tol * (abs(best) if abs(best) > 1.0 else 1.0) if best < math.inf else best
             move = None
             if mode == IMPROVE:
                 if not remake:
@@ -257,6 +259,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
             best = min(best, float(walker.value))
     if unsaved:
         best_x, best_basis = walker.x, walker.basis()
+    if not math.isfinite(best):
+        status, best = NAN_VALUE, math.nan
 
     n = done + 1
     history = np.empty(n, dtype=HISTORY_DTYPE)
@@ -265,7 +269,7 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     history["best"] = hb[:n]
     history["mode"] = np.frombuffer(bytes(hm[:n]), dtype=np.int8)
     return OptimizeResult(x=best_x, fun=best, basis=best_basis, best_iteration=best_it, nit=done,
-                          history=history, status=status, success=status in (0, 1, 2),
+                          history=history, status=status, success=status in (ITERATION_LIMIT, TIME_LIMIT, CALLBACK),
                           message=MESSAGES[status], tenure_enter=te, tenure_leave=tl,
                           stagnation_window=k_stag, diversification_moves=m_div, rho=rho,
                           n_remakes=n_remakes)

@@ -67,6 +67,8 @@ def linprog(c, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), bas
     (pivots in both phases), ``nit_phase1`` and ``basis`` (standard-form basic
     columns, then ``-(r+1)`` for each redundant row ``r`` dropped by Phase 1).
     """
+    if np.size(c) == 0:
+        raise ValueError("c must be a non-empty 1-D array: an LP needs at least one variable")
     sf = to_standard_form(c, A_ub, b_ub, A_eq, b_eq, bounds)
     m, n = sf.A.shape
     maxiter = 50 * (m + n) + 1000 if maxiter is None else int(maxiter)

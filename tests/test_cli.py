@@ -35,9 +35,10 @@ def test_round_trip_fit_predict_show_export(tmp_path, liver_csv, capsys):
     assert code == 0 and out == ""
     assert "training points misclassified" in err and "wrote" in err
     data = json.loads(model.read_text())
-    assert data["format"] == "gto.Model" and data["target"] == "class"
+    assert data["format"] == "gto.Tree" and data["version"] == 2 and data["target"] == "class"
     assert data["feature_names"] == problems.feature_names("liver")
-    tree = gto.Tree.from_dict(data["tree"])
+    tree = gto.Tree.load(model)
+    assert tree.feature_names == problems.feature_names("liver") and tree.target == "class"
 
     code, out, err = run(capsys, "predict", model, liver_csv)
     assert code == 0
@@ -71,7 +72,7 @@ def test_string_labels_features_and_depth(tmp_path, capsys):
     code, _, err = run(capsys, "fit", path, "--target", "label", "--features", "a,b",
                        "--depth", "1", "--max-iter", "50", "-o", model, "-q")
     assert code == 0 and err == ""
-    tree = gto.Tree.from_dict(json.loads(model.read_text())["tree"])
+    tree = gto.Tree.load(model)
     assert tree.n_features == 2 and sorted(tree.leaf_classes.tolist()) == ["sick", "well"]
     code, out, _ = run(capsys, "predict", model, path, "-q")
     assert code == 0 and set(out.split()[1:]) <= {"sick", "well"}
@@ -109,14 +110,15 @@ def write(tmp_path, name, text, mode="w"):
 @pytest.mark.parametrize("name, content, message", [
     ("missing.csv", None, "no such file"),
     ("binary.csv", b"\x89PNG\r\n\x1a\n\x00\xff\xfe", "not a CSV text file"),
-    ("ragged.csv", "a,b,class\n1,2\n", "line 2 has 2 fields"),
+    ("ragged.csv", "a,b,class\n1,2,0\n1,2,0,7\n", "line 3 has 4 fields but the header has 3"),
     ("empty.csv", "", "the file is empty"),
     ("header.csv", "a,b,class\n", "no data rows"),
     ("text.csv", "a,b,class\n1,x,0\n2,3,1\n", "line 2, column 'b': 'x' is not a number"),
-    ("nan.csv", "a,b,class\n1,nan,0\n2,3,1\n", "'nan' is not finite"),
+    ("nan.csv", "a,b,class\n1,nan,0\n2,3,1\n", "line 2, column 'b': missing value 'nan'"),
+    ("inf.csv", "a,b,class\n1,inf,0\n2,3,1\n", "line 2, column 'b': 'inf' is not finite"),
     ("notarget.csv", "a,b,label\n1,2,0\n2,3,1\n", "no target column 'class'"),
     ("onelabel.csv", "a,b,class\n1,2,0\n2,3,0\n", "one class only"),
-    ("blank.csv", "a,b,class\n1,2,0\n2,3, \n", "line 3 has no value in target column"),
+    ("blank.csv", "a,b,class\n1,2,0\n2,3, \n", "line 3, column 'class': missing value"),
 ])
 def test_fit_rejects_bad_data_in_one_line(tmp_path, capsys, name, content, message):
     path = tmp_path / name

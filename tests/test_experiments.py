@@ -19,7 +19,7 @@ def test_table1_quick_through_the_gto_command(tmp_path, capsys):
                  "--peers", "CART-d2", "-q"])
     out = capsys.readouterr().out
     assert code == 0
-    rows = read(tmp_path / "table1.csv")
+    rows = read(tmp_path / "table1-quick.csv")
     datasets = [*problems.DATASETS, "synthetic-5d", "synthetic-10d", "synthetic-20d"]
     assert list(dict.fromkeys(r["dataset"] for r in rows)) == datasets
     assert [r["arm"] for r in rows[:4]] == ["FW", "EPTS", "C4.5", "CART-d2"]
@@ -28,7 +28,7 @@ def test_table1_quick_through_the_gto_command(tmp_path, capsys):
         assert 0 <= float(r["train_error"]) <= 100 and 0 <= float(r["test_error"]) <= 100
         assert int(r["decisions"]) >= 1
     assert all(r["decisions"] == "3" for r in rows if r["arm"] in ("FW", "EPTS"))
-    md = (tmp_path / "table1.md").read_text()
+    md = (tmp_path / "table1-quick.md").read_text()
     assert md.strip() == out.strip()
     table = [line for line in md.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| data | arm | train % paper | train % ours | test % paper")
@@ -80,12 +80,12 @@ def test_a_failing_arm_is_recorded_not_fatal():
 
 def test_figure4_quick_writes_csv_markdown_and_picture(tmp_path):
     text = figure4.run(str(tmp_path), quick=True, n_jobs=2, dims=(2, 3), quiet=True)
-    rows = read(tmp_path / "figure4.csv")
+    rows = read(tmp_path / "figure4-quick.csv")
     assert [r["arm"] for r in rows[:4]] == ["EPTS-M", "EPTS-P", "FW", "C4.5"]
     assert len(rows) == 8 and {r["dataset"] for r in rows} == {"synthetic-2d", "synthetic-3d"}
-    assert (tmp_path / "figure4.md").read_text().strip() == text.strip()
+    assert (tmp_path / "figure4-quick.md").read_text().strip() == text.strip()
     assert "the paper's are not known to us" in text
-    assert (tmp_path / "figure4.png").stat().st_size > 1000
+    assert (tmp_path / "figure4-quick.png").stat().st_size > 1000
 
 
 def test_peer_selection_skips_missing_packages(monkeypatch):

@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from scipy.optimize import OptimizeResult
 
-OPTIMAL = "optimal"
-TIME_LIMIT = "time_limit"
-INFEASIBLE = "infeasible"
-INTERRUPTED = "interrupted"
-ERROR = "error"
+from ..status import Status
+
+# members of the shared :class:`gto.status.Status`; each equals its name ("optimal", ...)
+OPTIMAL = Status.OPTIMAL
+TIME_LIMIT = Status.TIME_LIMIT
+INFEASIBLE = Status.INFEASIBLE
+INTERRUPTED = Status.INTERRUPTED
+ERROR = Status.ERROR
 STATUSES = (OPTIMAL, TIME_LIMIT, INFEASIBLE, INTERRUPTED, ERROR)
 
 
@@ -27,8 +30,8 @@ class MIPResult(OptimizeResult):
         Best proven lower bound on the model objective.
     gap : float
         ``(objective - bound) / max(|objective|, 1e-10)``; 0 when proven optimal.
-    status : str
-        One of ``"optimal"`` (within ``mip_gap``), ``"time_limit"``,
+    status : gto.status.Status
+        Equal to one of ``"optimal"`` (within ``mip_gap``), ``"time_limit"``,
         ``"infeasible"``, ``"interrupted"`` or ``"error"``.
     success : bool
         True when an incumbent exists (optimal or stopped early with a tree).
