@@ -150,13 +150,14 @@ def _pivot_rows(M, u, q):
 
 @njit(cache=True)
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                 theta, r, rabs):
+                 theta, r, rabs, coord, n_coord):
     """Block position q frees its triple (moving along sigma) and takes triple
     ``leave``: the bookkeeping arrays of :class:`gto.block.Block`,
     Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
     :mod:`gto.block`); then ``theta = Binv @ rhs[tight]`` and the slacks
     ``r = rhs - rows @ theta`` (``rows_t``: the rows transposed; ``rabs = |r|``,
-    inf on block rows).
+    inf on block rows).  Weights of tight coordinate rows (``coord`` ..
+    ``coord + n_coord - 1``, see :mod:`gto.block`) are set to exactly 0.
     """
     m, T = rows_t.shape
     freed = tight[q]
@@ -179,6 +180,9 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
         for c in range(m):
             acc += Binv[a, c] * rhs[tight[c]]
         theta[a] = acc
+    for c in range(m):
+        if coord <= tight[c] < coord + n_coord:
+            theta[tight[c] - coord] = 0.0
     r[:] = rhs
     for a in range(m):
         x = theta[a]
@@ -192,24 +196,47 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
 
 
 @njit(cache=True)
-def edge_slots(steps, leave, tight, n_real, ybasic, base, T, valid, entering, leaving, coef,
-               offset):
+def within_budget(tight, q, leave, coord, n_coord, budget):
+    """True if freeing block position q for row ``leave`` leaves at most ``budget``
+    weights not pinned by a tight coordinate row (DESIGN §3b; ``budget < 0``: no
+    cap).  Coordinate rows are ``coord .. coord + n_coord - 1``."""
+    if budget < 0:
+        return True
+    pinned = 0
+    for c in range(tight.shape[0]):
+        if coord <= tight[c] < coord + n_coord:
+            pinned += 1
+    after = tight.shape[0] - 1 - pinned
+    if coord <= tight[q] < coord + n_coord:
+        after += 1  # a weight moves off zero
+    if coord <= leave < coord + n_coord:
+        after -= 1  # a weight reaches zero
+    return after <= budget
+
+
+@njit(cache=True)
+def edge_slots(steps, leave, tight, n_real, ybasic, base, R, coord, n_coord, budget, valid,
+               entering, leaving, coef, offset):
     """Decision d's 2m edge slots into the walker's edge table at ``offset``.
 
     Slot j < m frees block position q = j with sigma = +1 (u enters), slot
-    m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded
-    and frees a real triple; ``coef`` gets ``sigma * step``, so the decision's
-    values at the end of the edge are ``z + coef * H[q]`` (``H`` as
-    :mod:`gto.block` keeps it).  Variable numbers follow :func:`gto.standard_form`.
+    m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded,
+    frees a real row (a triple or a coordinate row) and keeps the decision
+    within ``budget`` nonzero weights (:func:`within_budget`); ``coef`` gets
+    ``sigma * step``, so the decision's values at the end of the edge are
+    ``z + coef * H[q]`` (``H`` as :mod:`gto.block` keeps it).  Variable numbers
+    follow :func:`gto.standard_form`: the decision's rows are numbered from
+    ``base`` (y), ``base + R`` (u), R the number of rows of all decisions.
     """
     m = tight.shape[0]
     for j in range(2 * m):
         q = j % m
         ok = leave[j] >= 0 and tight[q] < n_real
+        ok = ok and within_budget(tight, q, leave[j], coord, n_coord, budget)
         valid[offset + j] = ok
         if ok:
-            entering[offset + j] = base + tight[q] + (T if j < m else 0)
-            leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
+            entering[offset + j] = base + tight[q] + (R if j < m else 0)
+            leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else R)
             coef[offset + j] = (1.0 if j < m else -1.0) * steps[j]
 
 

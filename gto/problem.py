@@ -62,7 +62,8 @@ class Objective:
 class TreeProblem:
     """Validated, merged and scaled data for one tree structure."""
 
-    def __init__(self, tree, X, y, sample_weight=None, p=1):
+    def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
+                 max_features=None):
         X, y, w = check_fit_data(tree, X, y, sample_weight)
         self.structure = tree.structure
         self.template = tree
@@ -73,7 +74,7 @@ class TreeProblem:
         _, codes = np.unique(ym, return_inverse=True)
         order = np.argsort(codes.reshape(-1)[keep], kind="stable")  # group points by class
         Xm, ym, wm = Xm[keep][order], ym[keep][order], wm[keep][order]
-        self.scaler = Scaler(Xm)
+        self.scaler = Scaler(Xm, diagonal=coordinate_rows)
         Xs = self.scaler.transform(Xm)
         self.N, self.n = Xs.shape
         self.m = self.n + 1
@@ -103,13 +104,28 @@ class TreeProblem:
         self.n_theta = self.D * self.m
         self.start = t.start
         self.triple_decision = t.decision
-        self.rows, self.row_points, self.row_sides = [], [], []
+        # Sparse vertices (DESIGN §3b): after decision d's triples, its coordinate
+        # rows e_j @ theta_d = 0 (j < n), with their own y (w_j < 0) and u (w_j > 0).
+        self.alpha = float(alpha)
+        self.max_features = None if max_features is None else int(max_features)
+        self.n_coord = self.n if coordinate_rows else 0
+        self.R = self.T + self.D * self.n_coord  # rows: triples and coordinate rows
+        self.row_start = t.start + self.n_coord * np.arange(self.D + 1)
+        self.row_decision = np.repeat(np.arange(self.D), np.diff(self.row_start))
+        self.rows, self.rhs, self.row_points, self.row_sides = [], [], [], []
+        self.n_point = np.diff(t.start)  # triples per decision (the first rows of its block)
         for d in range(self.D):
             sl = slice(t.start[d], t.start[d + 1])
-            self.rows.append(t.side[sl, None] * self.X1[t.point[sl]])
+            coord = np.eye(self.n_coord, self.m)
+            self.rows.append(np.vstack([t.side[sl, None] * self.X1[t.point[sl]], coord]))
+            self.rhs.append(np.concatenate([np.ones(sl.stop - sl.start), np.zeros(self.n_coord)]))
             self.row_points.append(t.point[sl])
             self.row_sides.append(t.side[sl])
         self.triple_weight = [self.weight[pts] for pts in self.row_points]
+
+    def penalty(self, Theta):
+        """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (DESIGN §3b)."""
+        return self.alpha * float(np.abs(np.asarray(Theta)[:, :-1]).sum())
 
     # -- evaluation ------------------------------------------------------------
     def decision_errors(self, Z):

@@ -102,3 +102,59 @@ def random_theta(problem, rng, points=None):
 def random_start(problem, rng):
     """Random parameters for every decision, for restarts."""
     return np.array([random_theta(problem, rng) for _ in range(problem.D)])
+
+
+def is_complete(tree):
+    """True when every leaf of ``tree`` sits at the same depth (a complete shape)."""
+    depths = np.count_nonzero(tree.sides, axis=1)
+    return bool(np.all(depths == depths.max()))
+
+
+def cart_tree(problem, random_state=0):
+    """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
+    of the same depth, its splits placed on the structure's decisions by
+    position (DESIGN §6), leaf classes kept from the structure.
+
+    Where CART stopped early (a pure node) the decision sends every point
+    left (``w = 0``).  Then, top-down, a split is reversed (``(w, gamma) ->
+    (-w, -gamma)``, swapping its subtrees' points) whenever that lowers the
+    training errors under the structure's fixed leaf classes.  Raises
+    ValueError when the structure is not complete.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    template = problem.template
+    if not is_complete(template):
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    depth = int(np.count_nonzero(template.sides[0]))
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
+    model.fit(X, y, sample_weight=w)
+    t = model.tree_
+    W = np.zeros((problem.D, problem.n))
+    gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
+
+    def place(d, c):
+        if c >= 0 and t.children_left[c] >= 0:
+            W[d, t.feature[c]] = 1.0
+            gamma[d] = t.threshold[c]
+            kids = (t.children_left[c], t.children_right[c])
+        else:
+            kids = (-1, -1)
+        for (kind, index), k in zip(template.children[d], kids):
+            if kind == "d":
+                place(index, k)
+
+    place(0, 0)
+    tree = template.copy()
+    tree.W, tree.gamma = W, gamma
+    best = tree.n_errors(X, y, w)
+    for d in range(problem.D):  # preorder: parents first
+        flipped = tree.copy()
+        W2, g2 = flipped.W.copy(), flipped.gamma.copy()
+        W2[d], g2[d] = -W2[d], -g2[d]
+        flipped.W, flipped.gamma = W2, g2
+        errors = flipped.n_errors(X, y, w)
+        if errors < best:
+            tree, best = flipped, errors
+    return tree
