@@ -21,7 +21,7 @@ from .starts import is_complete
 from .tree import Tree
 
 INITS = ("auto", "greedy", "cart", "random")
-ALPHA_GRID = (0.0, 0.01, 0.1, 1.0)
+ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
 
 
@@ -81,7 +81,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
-                 max_iter=10_000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
+                 max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
                  init="auto", alpha="auto", max_features=None, cv=5):
         self.structure = structure
         self.depth = depth
