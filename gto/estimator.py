@@ -12,7 +12,7 @@ from itertools import product
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -45,9 +45,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     max_features : int >= 1, None or "auto", default None
         Most nonzero weights per decision (None: no cap; 1: axis-aligned).
         ``"auto"`` picks it from ``MAX_FEATURES_GRID`` jointly with ``alpha``.
-    cv : int >= 2, default 5
-        Folds of the internal cross-validation (fewer when a class has fewer
-        members; with fewer than 2 per class the first grid value is used).
+    cv : int >= 2, CV splitter or iterable of (train, test), default 5
+        The internal cross-validation.  An int is a shuffled stratified K-fold
+        seeded by ``random_state`` (fewer folds when a class has fewer members;
+        with fewer than 2 per class the first grid point is used unscored).
     init : "auto", "greedy", "cart", "random", gto.Tree or fitted DecisionTreeClassifier
         Starting trees.  "auto": both the greedy LP tree and, when the
         structure is complete, the CART tree of the same shape (``init="cart"``
@@ -110,8 +111,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                               and m >= 1)):
             raise ValueError(f"max_features must be an int >= 1, None or 'auto', got {m!r}")
         c = self.cv
-        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 2:
-            raise ValueError(f"cv must be an int >= 2, got {c!r}")
+        if isinstance(c, bool) or (isinstance(c, numbers.Integral) and c < 2) or not (
+                isinstance(c, numbers.Integral) or hasattr(c, "split") or np.iterable(c)):
+            raise ValueError(f"cv must be an int >= 2, a CV splitter or an iterable of "
+                             f"(train, test) index pairs, got {c!r}")
         if isinstance(self.init, str):
             if self.init not in INITS:
                 raise ValueError(
@@ -148,9 +151,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return Tree.complete(self.depth, self.classes_, n_features)
 
     # -- fitting ---------------------------------------------------------------
-    def _grid(self):
+    def _grid(self, n_features):
+        """Grid points in order (ties in the CV go to the first, as in scikit-learn)."""
         alphas = ALPHA_GRID if isinstance(self.alpha, str) else (float(self.alpha),)
-        budgets = MAX_FEATURES_GRID if isinstance(self.max_features, str) else (self.max_features,)
+        budgets = (self.max_features,)
+        if isinstance(self.max_features, str):
+            budgets = [m for m in MAX_FEATURES_GRID if m is None or m < n_features]
         return [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
 
     def _starts(self, tree):
@@ -180,11 +186,18 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def _select(self, tree, X, y, w, grid):
         """Internal CV over ``grid``; ``(best_index, cv_results)`` or ``(0, None)``."""
-        n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
-        if len(grid) == 1 or n_splits < 2:
+        if len(grid) == 1:
             return 0, None
-        folds = list(StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
-                     .split(X, y))
+        if isinstance(self.cv, numbers.Integral):
+            n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
+            if n_splits < 2:
+                return 0, None
+            splitter = StratifiedKFold(n_splits, shuffle=True,
+                                       random_state=_seed(self.random_state))
+        else:
+            splitter = check_cv(self.cv, y, classifier=True)
+        folds = list(splitter.split(X, y))
+        n_splits = len(folds)
         jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test)
                 for params in grid for train, test in folds)
         scores = np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), n_splits)
@@ -213,7 +226,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             )
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
         tree = self._initial_tree(X.shape[1])
-        grid = self._grid()
+        grid = self._grid(X.shape[1])
         self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
         if self.cv_results_ is None:
             self.best_index_ = None
@@ -267,5 +280,6 @@ def _fold_score(estimator, tree, X, y, w, params, train, test):
     ww = None if w is None else w[train]
     res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1)
     hit = res.tree.predict(X[test]) == y[test]
-    return float(np.average(hit, weights=None if w is None else w[test]))
+    weights = None if w is None or not np.any(w[test] > 0) else w[test]
+    return float(np.average(hit, weights=weights))
 

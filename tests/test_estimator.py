@@ -12,7 +12,7 @@ import gto
 import problems
 
 
-@parametrize_with_checks([gto.GTOClassifier(max_iter=150, random_state=0)])
+@parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
 
