@@ -143,6 +143,20 @@ class Block:
         return ratio_all(self.G, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
                          PIVOT_RTOL)
 
+    def coordinate_ratio_test_all(self):
+        """:meth:`ratio_test_all` over the coordinate rows only: where each edge's
+        ray first takes a nonzero weight to 0 (rows counted from ``coord``;
+        see :func:`gto._kernels.edge_slots`)."""
+        c = slice(self.coord, self.coord + self.n_coord)
+        return ratio_all(self.G[:, c], self.rabs[c], self.ybasic[c], self.in_block[c], PIVOT_TOL,
+                         PIVOT_RTOL)
+
+    def coordinate_ratio_test(self, q, sigma):
+        """:meth:`ratio_test` over the coordinate rows only (rows counted from ``coord``)."""
+        c = slice(self.coord, self.coord + self.n_coord)
+        return ratio_one(self.G[:, c], q, sigma, self.rabs[c], self.ybasic[c], self.in_block[c],
+                         PIVOT_TOL, PIVOT_RTOL)
+
     def set_rhs(self, rhs):
         """Move to the vertex of this basis for right-hand side ``rhs`` (perturbation)."""
         self.rhs = np.asarray(rhs, dtype=float)
@@ -162,7 +176,7 @@ class Block:
         self.updates += 1
         block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight, self.in_block,
                      self.position, self.ybasic, q, leave, sigma, self.theta, self.r, self.rabs,
-                     self.coord, self.n_coord)
+                     self.coord, self.n_coord, ZERO_TOL)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

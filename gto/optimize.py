@@ -24,12 +24,12 @@ from tabu.epts import MODES as EPTS_MODES
 from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
 from .problem import WALK_OBJECTIVES, TreeProblem
-from .starts import cart_tree, greedy_theta, is_complete, random_start
+from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
 from .tree import Tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "random", "cart")
+INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
@@ -83,6 +83,8 @@ def _start_theta(problem, kind, tree, rng):
         return problem.theta_of(tree)
     if kind == "cart":
         return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
+    if kind == "axis":
+        return problem.theta_of(axis_aligned_tree(problem))
     if kind == "greedy":
         return greedy_theta(problem, rng)
     return random_start(problem, rng)
@@ -172,17 +174,23 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     time_limit : seconds of wall time for the whole call; the best tree so far
         is returned when it runs out (likewise on Ctrl-C).
     restarts : number of starts; the first from ``init``, the others random
-        (the second is the greedy LP tree when the first is the given tree).
+        (the second is the greedy LP tree when the first is the given, CART or
+        axis-aligned tree, and CART after the greedy one with ``max_features``
+        on a complete structure).
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
     sample_weight : per-point weights.
-    init : "auto" (the tree if it has splits; else, with ``max_features`` and a
-        complete structure, the CART tree; else the greedy LP tree), "tree",
-        "greedy", "random" or "cart" (scikit-learn's CART tree of the same
-        depth, see :func:`gto.starts.cart_tree`; ValueError unless the
-        structure is complete).
+    init : "auto" (the tree if it has splits; else, with ``max_features=1``
+        and a complete structure of depth <= 2, the exact axis-aligned tree;
+        else, with ``max_features`` and a complete structure, the CART tree;
+        else the greedy LP tree), "tree", "greedy", "random", "cart"
+        (scikit-learn's CART tree of the same depth, see
+        :func:`gto.starts.cart_tree`; ValueError unless the structure is
+        complete) or "axis" (the axis-aligned tree with the fewest training
+        errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
+        structure is complete of depth 1 or 2).
     options : extra keyword arguments for :func:`tabu.search` or
         :func:`gto.frank_wolfe.frank_wolfe`.
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
@@ -221,18 +229,25 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     _check_sparsity(alpha, max_features, tree.n_features)
     if method == "frank-wolfe" and max_features is not None:
         raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
-    if init == "cart" and not is_complete(tree):
+    complete = is_complete(tree)
+    shallow = complete and tree.sides.shape[1] <= 3
+    if init == "cart" and not complete:
         raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
-    sparse = alpha > 0 or max_features is not None or init == "cart"
+    if init == "axis" and not shallow:
+        raise ValueError("init='axis' needs a complete tree structure of depth 1 or 2")
+    sparse = alpha > 0 or max_features is not None or init in ("cart", "axis")
     problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
                           max_features=max_features)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
     first = init
     if init == "auto":
         first = "tree" if np.any(tree.W != 0) else (
-            "cart" if max_features is not None and is_complete(tree) else "greedy")
-    kinds = [first] + (["greedy"] if first in ("tree", "cart") else ["cart"] if (
-        first == "greedy" and max_features is not None and is_complete(tree)) else [])
+            "axis" if max_features == 1 and shallow else
+            "cart" if max_features is not None and complete else "greedy")
+    # the second start: the greedy LP tree, or CART after it for a sparse search
+    kinds = [first] + (["greedy"] if first in ("tree", "cart", "axis") else
+                       ["cart"] if first == "greedy" and max_features is not None and complete
+                       else [])
     kinds = (kinds + ["random"] * restarts)[:restarts]
     seeds = np.random.SeedSequence(
         random_state if not isinstance(random_state, np.random.Generator)
@@ -275,9 +290,9 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     ]
     if runs:
         best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
-        found = problem.tree_of(best["Theta_count"])
+        found = problem.tree_of(best["Theta_count"], snap=True)
         by_fun = min(runs, key=lambda r: r["fun"])
-        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
+        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
         if problem.alpha > 0:  # the penalised objective is what is minimised
             best, found = by_fun, tree_min_fun.copy()
         history, nit = best["history"], sum(r["nit"] for r in runs)

@@ -12,11 +12,12 @@ import numpy as np
 from ._validation import check_fit_data
 from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
 from .objectives import OBJECTIVES, point_errors
-from ._kernels import misclassified
+from ._kernels import BOUNDARY_TOL, misclassified
 from .scaling import Scaler
 from .tree import Tree
 
 WALK_OBJECTIVES = OBJECTIVES + ("lexicographic",)
+SNAP_TOL = 1e-12  # |w| below this (scaled units) is a rounding error
 
 
 class Objective:
@@ -157,7 +158,17 @@ class TreeProblem:
         W, gamma = self.scaler.to_scaled(tree.W, tree.gamma)
         return np.column_stack([W, gamma])
 
-    def tree_of(self, Theta):
-        """The tree in original units for scaled parameters ``Theta``."""
+    def tree_of(self, Theta, snap=False):
+        """The tree in original units for scaled parameters ``Theta``.
+
+        ``snap``: for a tree to return, weights below ``SNAP_TOL`` (scaled units:
+        rounding errors at a degenerate vertex) become exact zeros, and
+        ``gamma`` rises by ``BOUNDARY_TOL`` so that points a rounding error from
+        a hyperplane go left, as the walker counted them.
+        """
+        Theta = np.array(Theta, dtype=float)
+        if snap:
+            Theta[:, :-1][np.abs(Theta[:, :-1]) < SNAP_TOL] = 0.0
+            Theta[:, -1] += BOUNDARY_TOL
         W, gamma = self.scaler.to_original(Theta[:, :-1], Theta[:, -1])
         return Tree(self.structure, self.n_features, W=W, gamma=gamma)

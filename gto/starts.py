@@ -158,3 +158,102 @@ def cart_tree(problem, random_state=0):
         if errors < best:
             tree, best = flipped, errors
     return tree
+
+
+def _stumps(X, y, w, member, leaves):
+    """Best axis-aligned split of each point set (rows of ``member``, (S, N) bool)
+    into leaf classes ``leaves = (left, right)``, weighted errors.
+
+    Per feature, points in increasing order; a cut after position k sends the
+    first k left (``x_f <= t``) or, reversed, right (``x_f >= t`` goes left).
+    Cuts only between distinct values or outside the range.  Returns
+    ``(errors, feature, cut, reversed)`` arrays of length S (cut k: threshold
+    between the k-th and (k+1)-th value of that feature).
+    """
+    a, b = leaves
+    S, N = member.shape
+    best = np.full(S, np.inf)
+    feat, cut, rev = np.zeros(S, np.int64), np.zeros(S, np.int64), np.zeros(S, bool)
+    for f in range(X.shape[1]):
+        order = np.argsort(X[:, f], kind="stable")
+        v = X[order, f]
+        m = member[:, order] * w[order]  # (S, N) weights of the members, in f order
+        def prefix(values):
+            return np.concatenate([np.zeros((S, 1)), np.cumsum(values, axis=1)], axis=1)
+        tot = prefix(m)
+        ca = prefix(m * (y[order] == a))
+        cb = prefix(m * (y[order] == b))
+        T, A, B = tot[:, -1:], ca[:, -1:], cb[:, -1:]
+        forward = (tot - ca) + ((T - tot) - (B - cb))  # first k to a, the rest to b
+        backward = ((T - tot) - (A - ca)) + (tot - cb)  # the rest to a, first k to b
+        ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
+        for is_rev, err in ((False, forward), (True, backward)):
+            err = np.where(ok, err, np.inf)
+            k = np.argmin(err, axis=1)
+            e = err[np.arange(S), k]
+            better = e < best - 1e-12
+            best[better], feat[better], cut[better], rev[better] = e[better], f, k[better], is_rev
+    return best, feat, cut, rev
+
+
+def _threshold(v, k):
+    """Threshold after the k-th of the sorted values ``v`` (outside the range at the ends)."""
+    if k == 0:
+        return v[0] - 1.0
+    if k == len(v):
+        return v[-1] + 1.0
+    return (v[k - 1] + v[k]) / 2
+
+
+def axis_aligned_tree(problem):
+    """The exact axis-aligned tree with the fewest weighted training errors, for a
+    complete structure of depth 1 or 2 with its fixed leaf classes.
+
+    Every root split (feature, cut, orientation) is tried; for depth 2 the two
+    children take their best split (:func:`_stumps`, prefix sums) on the points
+    the root sends them.  ``O(n^2 N^2)`` time.  Raises ValueError for other
+    structures.  A start for ``max_features=1`` (see :func:`gto.optimize`).
+    """
+    template = problem.template
+    depth = int(np.count_nonzero(template.sides, axis=1).max())
+    if not is_complete(template) or depth > 2:
+        raise ValueError("the exact axis-aligned start needs a complete structure of depth 1 or 2")
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    N, n = X.shape
+    leaves = template.leaf_classes
+    W, gamma = np.zeros((problem.D, n)), np.zeros(problem.D)
+
+    def set_split(d, f, k, rev, values):
+        t = _threshold(np.sort(values), k)
+        W[d, f], gamma[d] = (-1.0, -t) if rev else (1.0, t)
+
+    if depth == 1:
+        _, f, k, rev = _stumps(X, y, w, np.ones((1, N), bool), (leaves[0], leaves[1]))
+        set_split(0, f[0], k[0], rev[0], X[:, f[0]])
+    else:
+        (_, left), (_, right) = template.children[0]
+        best = (np.inf,)
+        for f in range(n):
+            order = np.argsort(X[:, f], kind="stable")
+            v = X[order, f]
+            ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
+            ks = np.flatnonzero(ok)
+            rank = np.empty(N, np.int64)
+            rank[order] = np.arange(N)
+            first = rank[None, :] < ks[:, None]  # (cuts, N): the first k points
+            for rev in (False, True):
+                go_left = ~first if rev else first
+                el = _stumps(X, y, w, go_left, (leaves[0], leaves[1]))
+                er = _stumps(X, y, w, ~go_left, (leaves[2], leaves[3]))
+                total = el[0] + er[0]
+                j = int(np.argmin(total))
+                if total[j] < best[0] - 1e-12:
+                    best = (total[j], f, ks[j], rev, [x[j] for x in el[1:]],
+                            [x[j] for x in er[1:]])
+        _, f, k, rev, sl, sr = best
+        set_split(0, f, k, rev, X[:, f])
+        for d, (g, kk, rr) in ((left, sl), (right, sr)):
+            set_split(d, g, kk, rr, X[:, g])
+    tree = template.copy()
+    tree.W, tree.gamma = W, gamma
+    return tree

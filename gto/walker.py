@@ -180,8 +180,9 @@ class TreeWalker(Walker):
         P = self.problem
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
+        csteps, cleave = b.coordinate_ratio_test_all() if self._budget >= 0 else (steps, -1 - leave)
         j0 = d * self._width
-        edge_slots(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.row_start[d], P.R,
+        edge_slots(steps, leave, csteps, cleave, b.tight, b.n_real, b.ybasic, P.n_theta + P.row_start[d], P.R,
                    b.coord, b.n_coord, self._budget, self._valid, self._entering, self._leaving,
                    self._coef, j0)
         if self._alpha:  # sum |w| at each edge's end: w + coef * (column q of M^-1)
@@ -219,7 +220,10 @@ class TreeWalker(Walker):
                 step, leave = b.ratio_test(q, sigma)
                 if leave >= 0 and not within_budget(b.tight, q, leave, b.coord, b.n_coord,
                                                     self._budget):
-                    leave = -1
+                    leave = -1  # over the budget; a freed weight may swap instead
+                    if b.coord <= b.tight[q] < b.coord + b.n_coord:
+                        step, k = b.coordinate_ratio_test(q, sigma)
+                        leave = b.coord + k if k >= 0 else -1
                 if leave >= 0:
                     leaving = n_theta + start[d] + leave + (0 if b.ybasic[leave] else T)
                     found = (d, q, sigma, int(leave), leaving, sigma * step)
