@@ -199,10 +199,19 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     stem = "quality-quick" if quick else "quality"
     write_csv(os.path.join(out, stem + ".csv"), rows, FIELDS + ["nonzero"])
     write_text_atomic(os.path.join(out, stem + ".json"),
-                      json.dumps({"summary": summ, "seconds": seconds, "quick": quick,
+                      json.dumps({"summary": _no_nan(summ), "seconds": seconds, "quick": quick,
                                   "gto_params": gto_params or {}}, indent=1, default=float))
     write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
     return text
+
+
+def _no_nan(value):
+    """``value`` with NaN (arms that failed on every split) as None, for JSON."""
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
 
 
 def _params_text(params):
