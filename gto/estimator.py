@@ -58,8 +58,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         warm start: its structure and leaf classes are kept (``structure`` and
         ``depth`` are then not used); with ``alpha=0`` the fitted tree never
         has more training errors than it.
-    objective, method, p, max_iter, time_limit, restarts, random_state
-        As in :func:`gto.optimize` (``time_limit`` per call of it).
+    objective, method, p, max_iter, time_limit, restarts, random_state, verbose
+        As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
+        for the final fit only).
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
 
@@ -100,11 +101,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     result_ : the :func:`gto.optimize` result of the final fit.
     n_iter_ : int, tabu moves or Frank-Wolfe iterations over all restarts.
     n_features_in_ : int
+    feature_names_in_ : names of the DataFrame columns fitted on, if any.
+    n_node_samples_ : (D, 2) training weight each decision sent left and right.
+    feature_importances_ : see :func:`gto.inspection.feature_importances`.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
-                 init="auto", alpha="auto", max_features=None, cv=5):
+                 init="auto", alpha="auto", max_features=None, cv=5, verbose=0):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -119,6 +123,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.max_features = max_features
         self.cv = cv
+        self.verbose = verbose
 
     # -- checks ----------------------------------------------------------------
     def _check_params(self):
@@ -188,7 +193,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             return ["greedy", "cart"] if is_complete(tree) else ["greedy"]
         return [self.init]
 
-    def _fit_tree(self, tree, X, y, w, params, n_jobs):
+    def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts."""
@@ -198,7 +203,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 tree, X, y, objective=self.objective, method=self.method, p=self.p,
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                **params,
+                verbose=verbose, **params,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -253,7 +258,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             self.best_index_ = None
         params = grid[self.best_index_ or 0]
         self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
-        self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs)
+        self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
         weight = np.ones(len(y)) if w is None else w
@@ -265,6 +270,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         empty = counts.sum(axis=1) == 0
         counts[empty, own[empty]] = 1.0
         self.leaf_proba_ = counts / counts.sum(axis=1, keepdims=True)
+        self._fit_inspection(X, sample_weight)
         return self
 
     def apply(self, X):
@@ -287,6 +293,29 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+    # -- inspection (DESIGN §9; gto.inspection) ------------------------------------
+    def _fit_inspection(self, X, sample_weight):
+        from . import inspection
+
+        self.n_node_samples_ = inspection.node_samples(self.tree_, X, sample_weight)
+        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight)
+
+    def get_depth(self):
+        """Depth of the fitted tree (longest root-to-leaf path)."""
+        check_is_fitted(self)
+        return self.tree_.get_depth()
+
+    def get_n_leaves(self):
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def decision_path(self, X):
+        """(n_samples, n_nodes) CSR indicator of the nodes each sample visits (preorder ids)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.tree_.decision_path(X)
 
 
 def _seed(random_state):

@@ -11,6 +11,7 @@ best penalised objective.
 """
 from __future__ import annotations
 
+import logging
 import numbers
 import time
 
@@ -24,8 +25,9 @@ from tabu.epts import MODES as EPTS_MODES
 from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
 from .problem import WALK_OBJECTIVES, TreeProblem
+from .progress import Progress, logger, verbose_logging
 from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
-from .tree import Tree
+from .tree import as_tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
@@ -33,18 +35,6 @@ INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
-
-
-def as_tree(tree):
-    """A :class:`gto.Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
-    if isinstance(tree, Tree):
-        return tree
-    if hasattr(tree, "tree_") and hasattr(tree, "classes_"):
-        return Tree.from_sklearn(tree)
-    raise TypeError(
-        "tree must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
-        f"got {type(tree).__name__}"
-    )
 
 
 def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
@@ -157,7 +147,8 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None):
+             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
+             verbose=0):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -207,6 +198,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     over the polytope with ``w = w+ - w-`` on per-feature standardised data,
     and zero weights of the start stay zero.  (``max_features=n_features``
     gives sparse vertices without a cap.)
+    verbose : 0 silent; 1 a progress bar (tqdm) over the iterations (over the
+        restarts with ``n_jobs != 1``); 2 also one log line per restart on the
+        ``"gto"`` logger (shown on stderr if logging is not configured).
 
     Returns
     -------
@@ -214,7 +208,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
+    winning restart), ``restarts`` (per-restart summaries, each with its
+    ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
     ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
@@ -255,24 +250,55 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ).spawn(restarts)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
+    sequential = n_jobs == 1 or restarts == 1
+    bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
+                   quiet=not verbose, force=True)
     jobs = [
         delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                             callback, dict(options or {}), origin)
-        for kind, seed in zip(kinds, seeds)
+                             _chain(callback, bar.iteration_callback(r * max_iter)
+                                    if sequential and verbose else None),
+                             dict(options or {}), origin)
+        for r, (kind, seed) in enumerate(zip(kinds, seeds))
     ]
     runs, interrupted = [], False
-    try:
-        if n_jobs == 1 or restarts == 1:
-            for job in jobs:
-                runs.append(job[0](*job[1], **job[2]))
-                if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
-                    break
-        else:
-            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-                runs.append(run)
-    except KeyboardInterrupt:
-        interrupted = True
+    with bar, verbose_logging(verbose):
+        try:
+            if sequential:
+                for job in jobs:
+                    runs.append(job[0](*job[1], **job[2]))
+                    _report(runs, restarts, verbose, bar, len(runs) * max_iter)
+                    if runs[-1]["status"] == 3 or (deadline is not None
+                                                   and time.time() > deadline):
+                        break
+            else:
+                for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                    runs.append(run)
+                    _report(runs, restarts, verbose, bar, len(runs))
+        except KeyboardInterrupt:
+            interrupted = True
     return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+
+
+def _chain(callback, tick):
+    """One callback calling both (the user's answer decides whether to stop)."""
+    if tick is None or callback is None:
+        return callback or tick
+
+    def both(iteration, walker, value):
+        tick(iteration, walker, value)
+        return callback(iteration, walker, value)
+
+    return both
+
+
+def _report(runs, restarts, verbose, bar, count):
+    """Log the restart that just finished and move the bar."""
+    r = runs[-1]
+    logger.log(logging.INFO if verbose >= 2 else logging.DEBUG,
+               "restart %d/%d (%s start): %s errors, objective %.6g, %d iterations, %.2f s; %s",
+               len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
+               r["time"]["total"], r["message"])
+    bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
@@ -285,7 +311,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
 
     summaries = [
         {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
-                           "time_to_best")}
+                           "time_to_best", "history")}
         for r in runs
     ]
     if runs:
