@@ -16,7 +16,7 @@ from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
@@ -33,9 +33,16 @@ Split = namedtuple("Split", "dataset split X_train y_train X_test y_test seed")
 
 
 # -- splits ------------------------------------------------------------------
-def cv_splits(name, n_splits=5, folds=None, seed=0):
-    """Stratified ``n_splits``-fold CV of a bundled data set (fixed shuffle seed)."""
+def cv_splits(name, n_splits=5, folds=None, seed=0, max_samples=None):
+    """Stratified ``n_splits``-fold CV of a bundled data set (fixed shuffle seed).
+
+    ``max_samples``: first draw a stratified subsample of that many points
+    (same seed) from a larger set.
+    """
     X, y = problems.load(name)
+    if max_samples is not None and len(y) > max_samples:
+        X, _, y, _ = train_test_split(X, y, train_size=max_samples, stratify=y,
+                                      random_state=seed)
     cv = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
     for k, (tr, te) in enumerate(cv.split(X, y)):
         if folds is None or k < folds:
@@ -75,7 +82,8 @@ def run_split(split, arms, max_iter):
     """Fit every arm on one split; rows with errors in percent.
 
     An arm that raises is recorded, not fatal: its row has empty errors and
-    the exception in ``failed``.
+    the exception in ``failed``.  An arm may return a third value, the mean
+    number of nonzero weights per decision, kept as ``nonzero``.
     """
     rows = []
     for name, fit in arms.items():
@@ -83,13 +91,15 @@ def run_split(split, arms, max_iter):
                "test_error": "", "decisions": "", "failed": ""}
         t0 = time.perf_counter()
         try:
-            predict, decisions = fit(split.X_train, split.y_train, split.seed, max_iter)
+            predict, decisions, *extra = fit(split.X_train, split.y_train, split.seed, max_iter)
         except Exception as exc:  # noqa: BLE001 (a failed arm is a result to report)
             row["failed"] = f"{type(exc).__name__}: {exc}"
         else:
             row["train_error"] = 100 * float(np.mean(predict(split.X_train) != split.y_train))
             row["test_error"] = 100 * float(np.mean(predict(split.X_test) != split.y_test))
             row["decisions"] = "" if decisions is None else int(decisions)
+            if extra:
+                row["nonzero"] = "" if extra[0] is None else float(extra[0])
         row["seconds"] = round(time.perf_counter() - t0, 3)
         rows.append(row)
     return rows
@@ -195,7 +205,7 @@ def markdown_table(header, rows):
 
 def write_csv(path, rows, fields=FIELDS):
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fields, lineterminator="\n")
+    writer = csv.DictWriter(buf, fields, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     write_text_atomic(path, buf.getvalue())

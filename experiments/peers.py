@@ -7,11 +7,16 @@
   decisions, on standardised features.  stree counts the leaves as a level
   (root = 1) and, in 1.4.2, leaves at ``max_depth`` get no class, so two
   levels of decisions is ``max_depth=3``.
+- ``pystreed-d2``: ``pystreed.STreeDClassifier(max_depth=2, cost_complexity=0)``,
+  the optimal axis-aligned depth-2 tree over pystreed's default binarisation
+  (5 quantile thresholds per feature).
 - ``MIP``: ``gto.mip.solve`` on the Figure 2 tree with a time budget in
   seconds (off unless a budget is given).
 
-The two outside packages are imported only when their arm runs; ``select``
-skips a missing one with a note.
+The outside packages are imported only when their arm runs; ``select``
+skips a missing one with a note.  Each arm returns ``(predict, decisions,
+nonzero)``, ``nonzero`` the mean number of features a decision uses (None
+where the package does not expose it).
 """
 from __future__ import annotations
 
@@ -29,19 +34,19 @@ import gto.mip
 
 from .common import STRUCTURE
 
-NEEDS = {"obliquetree-d2": "obliquetree", "stree-d2": "stree"}
+NEEDS = {"obliquetree-d2": "obliquetree", "stree-d2": "stree", "pystreed-d2": "pystreed"}
 
 
 def fit_cart(X, y, seed, max_iter, *, max_depth=None):
     model = DecisionTreeClassifier(max_depth=max_depth, random_state=seed).fit(X, y)
-    return model.predict, model.tree_.node_count // 2
+    return model.predict, model.tree_.node_count // 2, 1.0
 
 
 def fit_obliquetree(X, y, seed, max_iter):
     from obliquetree import Classifier
 
     model = Classifier(max_depth=2, random_state=seed).fit(X, y)
-    return model.predict, len(np.unique(model.apply(X))) - 1
+    return model.predict, len(np.unique(model.apply(X))) - 1, None
 
 
 def fit_stree(X, y, seed, max_iter):
@@ -51,14 +56,31 @@ def fit_stree(X, y, seed, max_iter):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # liblinear's "terminated early"
         model.fit(X, y)
-    decisions = sum(not node.is_leaf() for node in model[-1])
-    return model.predict, decisions
+    inner = [node for node in model[-1] if not node.is_leaf()]
+    nonzero = [np.count_nonzero(node.get_classifier().coef_) for node in inner]
+    return model.predict, len(inner), float(np.mean(nonzero)) if inner else None
+
+
+def fit_pystreed(X, y, seed, max_iter):
+    from pystreed import STreeDClassifier
+
+    model = STreeDClassifier(max_depth=2, cost_complexity=0.0, time_limit=300,
+                             random_seed=seed)
+    model.fit(X, y)
+    return model.predict, model.get_n_leaves() - 1, 1.0
 
 
 def fit_mip(X, y, seed, max_iter, *, budget):
     tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
     res = gto.mip.solve(tree, X, y, time_limit=budget)
-    return res.tree.predict, res.tree.n_decisions
+    return res.tree.predict, res.tree.n_decisions, mean_nonzero(res.tree)
+
+
+def mean_nonzero(tree, rtol=1e-12):
+    """Mean number of features a decision of a ``gto.Tree`` uses (|w_j| above
+    ``rtol`` times the decision's largest weight)."""
+    W = np.abs(tree.W)
+    return float(np.mean(np.sum(W > rtol * W.max(axis=1, keepdims=True), axis=1)))
 
 
 PEERS = {
@@ -66,6 +88,7 @@ PEERS = {
     "CART": fit_cart,
     "obliquetree-d2": fit_obliquetree,
     "stree-d2": fit_stree,
+    "pystreed-d2": fit_pystreed,
 }
 
 

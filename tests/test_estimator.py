@@ -3,23 +3,24 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_iris
 from sklearn.dummy import DummyClassifier
-from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gto
 import problems
 
 
-@parametrize_with_checks([gto.GTOClassifier(max_iter=150, random_state=0)])
+@parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
 def test_scikit_learn_conventions(estimator, check):
     check(estimator)
 
 
 def test_multiclass_pipeline_and_grid_search():
     X, y = load_iris(return_X_y=True)
-    pipe = make_pipeline(StandardScaler(), gto.GTOClassifier(max_iter=300, random_state=0))
+    pipe = make_pipeline(StandardScaler(), gto.GTOClassifier(max_iter=300, alpha=0.0, random_state=0))
     grid = GridSearchCV(pipe, {"gtoclassifier__objective": ["product", "minimum"]}, cv=3)
     grid.fit(X, y)
     assert grid.best_score_ > 0.85
@@ -29,7 +30,7 @@ def test_multiclass_pipeline_and_grid_search():
 
 def test_fit_predict_and_proba():
     X, y = problems.load("cancer")
-    clf = gto.GTOClassifier(random_state=0, max_iter=2000).fit(X, y)
+    clf = gto.GTOClassifier(alpha=0.0, random_state=0, max_iter=2000).fit(X, y)
     assert clf.tree_.structure == ((0, 1), (0, 1))
     assert clf.score(X, y) >= 0.96
     assert np.array_equal(clf.predict(X), clf.tree_.predict(X))
@@ -57,6 +58,147 @@ def test_depth_too_small_for_classes():
 
 def test_cross_validation_runs():
     X, y = problems.load("liver")
-    scores = cross_val_score(gto.GTOClassifier(max_iter=300, random_state=0), X, y, cv=3)
+    scores = cross_val_score(gto.GTOClassifier(max_iter=1000, cv=2, random_state=0), X, y, cv=3)
     majority = cross_val_score(DummyClassifier(strategy="most_frequent"), X, y, cv=3)
     assert scores.mean() > majority.mean() + 0.03  # the floor: always the majority class
+
+
+# -- model selection (issue 10 part 3) ---------------------------------------------
+def _tiny(seed=0, n=60):
+    """Two informative features and three noise features; labels with 10 % flips."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0.8).astype(int)
+    flip = rng.uniform(size=n) < 0.1
+    return X, np.where(flip, 1 - y, y)
+
+
+def test_cv_selection_picks_the_best_held_out_score(monkeypatch):
+    X, y = _tiny()
+    grid = (1e4, 0.0, 0.3)  # a huge penalty first: selection must not just take the first
+    monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
+    clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0).fit(X, y)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    literal = [cross_val_score(gto.GTOClassifier(alpha=a, max_iter=60, random_state=0),
+                               X, y, cv=folds).mean() for a in grid]
+    assert np.allclose(clf.cv_results_["mean_test_score"], literal, atol=1e-12)
+    assert clf.alpha_ == grid[int(np.argmax(literal))]
+    assert clf.best_index_ == int(np.argmax(literal))
+    assert clf.cv_results_["rank_test_score"][clf.best_index_] == 1
+    assert len(set(np.round(literal, 9))) > 1  # the grid points really differ here
+    # refit on all the data with the chosen alpha
+    again = gto.GTOClassifier(alpha=clf.alpha_, max_iter=60, random_state=0).fit(X, y)
+    assert np.array_equal(again.tree_.W, clf.tree_.W)
+
+
+def test_cv_results_layout_and_joint_budget_selection():
+    X, y = _tiny(1)
+    clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
+                            random_state=0).fit(X, y)
+    grid = [(a, m) for a in gto.estimator.ALPHA_GRID for m in gto.estimator.MAX_FEATURES_GRID]
+    res = clf.cv_results_
+    assert [(p["alpha"], p["max_features"]) for p in res["params"]] == grid
+    for key in ("param_alpha", "param_max_features", "split0_test_score", "split1_test_score",
+                "mean_test_score", "std_test_score", "rank_test_score"):
+        assert len(res[key]) == len(grid), key
+    assert np.allclose(res["mean_test_score"],
+                       (res["split0_test_score"] + res["split1_test_score"]) / 2)
+    assert sorted(res["rank_test_score"])[0] == 1
+    assert (clf.alpha_, clf.max_features_) == grid[clf.best_index_]
+    budget = clf.max_features_ or X.shape[1]
+    assert np.all(np.count_nonzero(clf.tree_.W, axis=1) <= budget)
+
+
+def test_a_number_is_used_as_given():
+    X, y = _tiny(2)
+    clf = gto.GTOClassifier(alpha=0.5, max_features=2, max_iter=50, random_state=0).fit(X, y)
+    assert clf.alpha_ == 0.5 and clf.max_features_ == 2
+    assert clf.cv_results_ is None and clf.best_index_ is None
+    assert np.all(np.count_nonzero(clf.tree_.W, axis=1) <= 2)
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"alpha": -1.0}, "alpha"), ({"alpha": "best"}, "alpha"), ({"max_features": 0}, "max_features"),
+    ({"max_features": "all"}, "max_features"), ({"cv": 1}, "cv"), ({"init": "cartt"}, "init"),
+])
+def test_bad_selection_parameters(params, name):
+    X, y = _tiny()
+    with pytest.raises(ValueError, match=name):
+        gto.GTOClassifier(**params).fit(X, y)
+
+
+# -- warm start (issue 13 item 3) ----------------------------------------------------
+def _walk_errors(W, gamma, structure, X, y):
+    """Training errors by a literal walk down nested pairs (left when x.w - gamma <= 0;
+    decisions numbered in preorder)."""
+    def leaf(node, x, k):
+        if not isinstance(node, tuple):
+            return node
+        if x @ W[k] - gamma[k] <= 0:
+            return leaf(node[0], x, k + 1)
+        return leaf(node[1], x, k + 1 + _n_decisions(node[0]))
+
+    return sum(leaf(structure, x, 0) != label for x, label in zip(X, y))
+
+
+def _n_decisions(node):
+    return 1 + _n_decisions(node[0]) + _n_decisions(node[1]) if isinstance(node, tuple) else 0
+
+
+def test_warm_start_from_a_tree():
+    X, y = problems.load("liver")
+    rng = np.random.default_rng(3)
+    structure = ((1, 0), (0, 1))
+    W, gamma = rng.normal(size=(3, X.shape[1])), rng.normal(size=3)
+    gamma += np.median(X @ W.T, axis=0)  # cut through the data
+    start = gto.Tree.from_structure(structure, X.shape[1], W=W, gamma=gamma)
+    start_errors = _walk_errors(W, gamma, structure, X, y)
+    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=500, random_state=0).fit(X, y)
+    assert clf.tree_.structure == structure
+    assert clf.result_.start_n_errors == start_errors
+    fitted = clf.tree_
+    assert _walk_errors(fitted.W, fitted.gamma, structure, X, y) == np.sum(clf.predict(X) != y)
+    assert np.sum(clf.predict(X) != y) < start_errors  # improved, not handed back
+    assert np.array_equal(start.W, W)  # the caller's tree is not changed
+
+
+def test_warm_start_from_a_fitted_sklearn_tree():
+    X, y = problems.load("heart")
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    cart_errors = int(np.sum(cart.predict(X) != y))
+    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=500, random_state=0).fit(X, y)
+    assert clf.result_.start_n_errors == cart_errors
+    assert np.sum(clf.predict(X) != y) <= cart_errors
+    assert clf.tree_.structure == gto.Tree.from_sklearn(cart).structure
+    # with the penalty chosen by CV the warm start is still the start of every fit
+    auto = gto.GTOClassifier(init=cart, cv=2, max_iter=200, random_state=0).fit(X, y)
+    assert auto.result_.start_n_errors == cart_errors and auto.cv_results_ is not None
+
+
+def test_warm_start_mismatch_and_structure_misuse():
+    X, y = problems.load("heart")
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X[:, :5], y)
+    with pytest.raises(ValueError, match="features"):
+        gto.GTOClassifier(init=cart).fit(X, y)
+    with pytest.raises(TypeError, match="init="):
+        gto.GTOClassifier(structure=gto.Tree.complete(2, [0, 1], X.shape[1])).fit(X, y)
+    with pytest.raises(TypeError, match="init"):
+        gto.GTOClassifier(init=3).fit(X, y)
+
+
+def test_the_search_starts_at_the_warm_start():
+    """With no moves the answer is the warm start's vertex (Theorem 4.1 crossover),
+    which classifies almost every point as the start does; another start would not."""
+    X, y = problems.load("liver")
+    rng = np.random.default_rng(3)
+    W, gamma = rng.normal(size=(3, X.shape[1])), rng.normal(size=3)
+    gamma += np.median(X @ W.T, axis=0)
+    start = gto.Tree.from_structure(((1, 0), (0, 1)), X.shape[1], W=W, gamma=gamma)
+    walked = np.array([_walk_errors(W, gamma, start.structure, x[None], [1]) for x in X])
+    start_labels = np.where(walked == 0, 1, 0)  # the label the literal walk reaches
+    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    assert np.mean(clf.predict(X) == start_labels) >= 0.95
+    X, y = problems.load("heart")
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    assert np.mean(clf.predict(X) == cart.predict(X)) >= 0.95

@@ -1,0 +1,262 @@
+"""Held-out quality of depth-2 trees: GTO's default estimator against its peers.
+
+The protocol of issue 10: stratified 5-fold CV (shuffle seed 0), min-max
+scaling fitted on each training fold, on
+
+- the paper's four data sets (``problems.DATASETS``);
+- the numeric sets (``problems.NUMERIC``); the three big ones (magic,
+  twonorm, phoneme) are first cut to a stratified subsample of
+  ``BIG_SAMPLE`` points (seed 0), printed with the table;
+- generated 10-d data (``problems.synthetic``: 500 train / 2 000 test, 5 draws).
+
+Arms: ``GTO`` (``GTOClassifier(depth=2)`` with its defaults), ``GTO-alpha0``
+(the same with ``alpha=0``: no penalty, no model selection), ``CART-d2`` and
+the optional peers of ``experiments.peers`` at depth 2 (obliquetree, stree,
+pystreed; skipped with a note when not installed).  Prints train and test
+error %, decisions and mean nonzero weights per decision side by side as a
+markdown table; writes ``quality.csv`` (one row per split and arm),
+``quality.json`` (the summary) and ``quality.md`` to ``--out`` (``--quick``
+writes ``quality-quick.*`` instead, never over a full run).
+
+    python -m experiments.quality
+    python -m experiments.quality --quick --jobs 2
+    python -m experiments.quality --data heart cancer --jobs 2
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from functools import partial
+
+import numpy as np
+from sklearn.preprocessing import MinMaxScaler
+
+import gto
+import problems
+from gto.files import write_text_atomic
+
+from . import peers
+from .common import (FIELDS, cv_splits, failures, markdown_table, pm, run_splits, summarize,
+                     synthetic_splits, write_csv)
+
+BIG = ("magic", "twonorm", "phoneme")
+BIG_SAMPLE = 2000
+SYNTHETIC = "synthetic-10d"
+DATA = (*problems.DATASETS, *problems.NUMERIC, SYNTHETIC)
+PEERS = ("CART-d2", "obliquetree-d2", "stree-d2", "pystreed-d2")
+QUICK_ITER = 300
+
+
+def fit_gto(X, y, seed, max_iter, **params):
+    """``GTOClassifier(depth=2, **params)``; ``max_iter`` None keeps the estimator's default."""
+    if max_iter is not None:
+        params["max_iter"] = max_iter
+    model = gto.GTOClassifier(depth=2, random_state=seed, **params).fit(X, y)
+    return model.predict, model.tree_.n_decisions, peers.mean_nonzero(model.tree_)
+
+
+def scaled(fit):
+    """The arm ``fit`` on min-max scaled features (scaler fitted on the training fold)."""
+    def arm(X, y, seed, max_iter):
+        scaler = MinMaxScaler().fit(X)
+        predict, *rest = fit(scaler.transform(X), y, seed, max_iter)
+        return (lambda Z: predict(scaler.transform(Z))), *rest
+    return arm
+
+
+def arms(peer_names=PEERS, gto_params=None):
+    """``(arms, notes)``: the GTO arms and the peers that can run, all min-max scaled."""
+    params = dict(gto_params or {})
+    found, notes = peers.select(peer_names)
+    named = {"GTO": partial(fit_gto, **params),
+             "GTO-alpha0": partial(fit_gto, **{**params, "alpha": 0.0}), **found}
+    return {name: scaled(fit) for name, fit in named.items()}, notes
+
+
+def splits(names, quick=False):
+    """Splits of the named data sets: 5-fold CV (the first fold only if ``quick``)."""
+    folds, repeats = (1, 1) if quick else (None, 5)
+    out = []
+    for name in names:
+        if name == SYNTHETIC:
+            out += synthetic_splits(10, 500, 2000, repeats)
+        else:
+            cap = BIG_SAMPLE if name in BIG else None
+            out += cv_splits(name, folds=folds, max_samples=cap)
+    return out
+
+
+def summary(rows, arm_names):
+    """``{dataset: {arm: {train, test, train_std, test_std, decisions, nonzero, n, failed}}}``."""
+    base = summarize(rows)
+    out = {}
+    for r in rows:
+        out.setdefault(r["dataset"], {})
+    for name in out:
+        for arm in arm_names:
+            s = base.get((name, arm))
+            if s is None:
+                continue
+            nz = [r["nonzero"] for r in rows if r["dataset"] == name and r["arm"] == arm
+                  and not r["failed"] and r.get("nonzero", "") != ""]
+            out[name][arm] = {
+                "train": s["train"][0], "train_std": s["train"][1],
+                "test": s["test"][0], "test_std": s["test"][1],
+                "decisions": s["decisions"], "nonzero": float(np.mean(nz)) if nz else None,
+                "n": s["n"], "failed": s["failed"],
+            }
+    return out
+
+
+def table(summ, arm_names):
+    """Markdown: one row per data set; test and train error % per arm, then
+    decisions / nonzero weights per decision per arm."""
+    header = (["data"] + [f"{a} test %" for a in arm_names] + [f"{a} train %" for a in arm_names]
+              + [f"{a} dec / nz" for a in arm_names])
+    body = []
+    for name, by_arm in summ.items():
+        cells = {a: by_arm.get(a) for a in arm_names}
+
+        def err(s, key):
+            return "" if s is None else pm((s[key], s[key + "_std"]), s["failed"])
+
+        def size(s):
+            if s is None or s["decisions"] is None:
+                return ""
+            nz = "?" if s["nonzero"] is None else f"{s['nonzero']:.1f}"
+            return f"{s['decisions']:.1f} / {nz}"
+
+        body.append([name] + [err(cells[a], "test") for a in arm_names]
+                    + [err(cells[a], "train") for a in arm_names]
+                    + [size(cells[a]) for a in arm_names])
+    return markdown_table(header, body)
+
+
+def verdict(summ):
+    """Lines checking issue 10's target for the default GTO arm: test error at or
+    below the best depth-2 peer, and never more than 1 point above CART-d2."""
+    lines = []
+    for name, by_arm in summ.items():
+        g = by_arm.get("GTO")
+        if g is None or np.isnan(g["test"]):
+            continue
+        others = {a: s["test"] for a, s in by_arm.items()
+                  if not a.startswith("GTO") and not np.isnan(s["test"])}
+        if not others:
+            continue
+        best = min(others, key=others.get)
+        cart = others.get("CART-d2")
+        beats = g["test"] <= others[best] + 1e-9
+        close = cart is None or g["test"] <= cart + 1.0
+        lines.append(f"{name}: GTO {g['test']:.1f} vs best peer {best} {others[best]:.1f} -> "
+                     f"{'at or below' if beats else 'above'}; vs CART-d2 "
+                     f"{'n/a' if cart is None else f'{cart:.1f}'} -> "
+                     f"{'within 1 point' if close else 'MORE THAN 1 POINT WORSE'}")
+    return lines
+
+
+def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_params=None,
+        quiet=False):
+    """Run the protocol; write CSV, JSON and markdown; return the markdown text."""
+    unknown = [d for d in data if d not in DATA]
+    if unknown:
+        raise ValueError(f"unknown data set(s) {unknown}; choose from {list(DATA)}")
+    the_arms, notes = arms(peer_names, gto_params)
+    max_iter = QUICK_ITER if quick else None
+    todo = splits(data, quick)
+    t0 = time.perf_counter()
+    rows = run_splits(todo, the_arms, max_iter, n_jobs=n_jobs, quiet=quiet, desc="quality")
+    seconds = time.perf_counter() - t0
+    summ = summary(rows, list(the_arms))
+    big = [d for d in data if d in BIG]
+    protocol = [
+        ("quick: first fold / draw only, " + f"{QUICK_ITER} GTO iterations" if quick
+         else "stratified 5-fold CV, shuffle seed 0") + "; min-max scaling fitted on the "
+        "training fold; errors in %, mean ± std over folds",
+        f"generated: {SYNTHETIC} 500 train / 2000 test, {'1 draw' if quick else '5 draws'}"
+        if SYNTHETIC in data else "",
+        f"subsampled (stratified, seed 0) to {BIG_SAMPLE} points before CV: {', '.join(big)}"
+        if big else "",
+        f"GTO: gto.GTOClassifier(depth=2, random_state=fold{_params_text(gto_params)}); "
+        "GTO-alpha0: the same with alpha=0",
+        f"dec / nz: decisions, mean nonzero weights per decision ('?': not exposed)",
+        f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}",
+    ]
+    text = "\n".join([
+        "Quality of depth-2 trees on held-out data (issue 10 protocol)",
+        "",
+        table(summ, list(the_arms)),
+        "",
+        *[line for line in protocol if line],
+        *notes,
+        "",
+        *verdict(summ),
+        *failures(rows),
+    ])
+    stem = "quality-quick" if quick else "quality"
+    write_csv(os.path.join(out, stem + ".csv"), rows, FIELDS + ["nonzero"])
+    write_text_atomic(os.path.join(out, stem + ".json"),
+                      json.dumps({"summary": _no_nan(summ), "seconds": seconds, "quick": quick,
+                                  "gto_params": gto_params or {}}, indent=1, default=float))
+    write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
+    return text
+
+
+def _no_nan(value):
+    """``value`` with NaN (arms that failed on every split) as None, for JSON."""
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, float) and np.isnan(value):
+        return None
+    return value
+
+
+def _params_text(params):
+    return "".join(f", {k}={v!r}" for k, v in (params or {}).items())
+
+
+def _value(text):
+    """A ``--gto key=value`` value: a number if it parses as one, else the string."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"None": None}.get(text, text)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="python -m experiments.quality",
+                                description=__doc__.splitlines()[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", nargs="+", default=list(DATA), metavar="NAME",
+                   help=f"data sets among {', '.join(DATA)}")
+    p.add_argument("--quick", action="store_true",
+                   help=f"first fold / draw only and {QUICK_ITER} GTO iterations (smoke run)")
+    p.add_argument("--jobs", type=int, default=-1, help="joblib workers for the splits")
+    p.add_argument("--out", default="results", help="folder for quality.csv/.json/.md")
+    p.add_argument("--peers", nargs="*", default=list(PEERS), metavar="PEER",
+                   help=f"peer arms among {', '.join(peers.PEERS)} (none: --peers)")
+    p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="override GTOClassifier parameters of both GTO arms, e.g. cv=3")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    params = {}
+    for item in args.gto:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--gto expects KEY=VALUE, got {item!r}")
+        params[key] = _value(value)
+    print(f"quality: {len(splits(args.data, args.quick))} splits", file=sys.stderr)
+    print(run(args.out, args.data, args.quick, args.jobs, args.peers, params, args.quiet))
+
+
+if __name__ == "__main__":
+    main()

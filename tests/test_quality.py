@@ -1,0 +1,54 @@
+import csv
+import json
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.tree import DecisionTreeClassifier
+
+import problems
+from experiments import quality
+
+
+def test_quick_run_writes_its_own_files(tmp_path):
+    text = quality.run(out=str(tmp_path), data=["liver"], quick=True, n_jobs=1,
+                       peer_names=["CART-d2"], gto_params={"cv": 2}, quiet=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "quality-quick.csv", "quality-quick.json", "quality-quick.md"]
+    assert (tmp_path / "quality-quick.md").read_text().strip() == text.strip()
+    with open(tmp_path / "quality-quick.csv", newline="") as fh:
+        rows = {r["arm"]: r for r in csv.DictReader(fh)}
+    assert set(rows) == {"GTO", "GTO-alpha0", "CART-d2"}
+    assert not any(r["failed"] for r in rows.values())
+    # CART-d2 on the first fold, min-max scaled on the training part: computed here
+    X, y = problems.load("liver")
+    train, test = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    scaler = MinMaxScaler().fit(X[train])
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(scaler.transform(X[train]),
+                                                                   y[train])
+    expected = 100 * np.mean(cart.predict(scaler.transform(X[test])) != y[test])
+    assert float(rows["CART-d2"]["test_error"]) == expected
+    for arm in ("GTO", "GTO-alpha0"):
+        assert int(rows[arm]["decisions"]) == 3
+        assert 1 <= float(rows[arm]["nonzero"]) <= X.shape[1]
+        assert 0 <= float(rows[arm]["test_error"]) <= 100
+    summary = json.loads((tmp_path / "quality-quick.json").read_text())["summary"]
+    assert summary["liver"]["CART-d2"]["test"] == expected
+    header = next(line for line in text.splitlines() if line.startswith("| data"))
+    assert "GTO test %" in header and "CART-d2 dec / nz" in header
+    assert "liver: GTO" in text  # the verdict line against the peers
+
+
+def test_big_sets_are_subsampled_stratified():
+    folds = quality.splits(["phoneme"])
+    X, y = problems.load("phoneme")
+    assert len(folds) == 5
+    assert sum(len(s.y_test) for s in folds) == quality.BIG_SAMPLE
+    assert abs(np.mean(np.concatenate([s.y_test for s in folds])) - np.mean(y)) < 0.002
+    assert all(len(s.y_train) + len(s.y_test) == quality.BIG_SAMPLE for s in folds)
+
+
+def test_unknown_data_set():
+    import pytest
+    with pytest.raises(ValueError, match="unknown data set"):
+        quality.run(data=["nope"])
