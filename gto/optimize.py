@@ -16,21 +16,17 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.optimize import OptimizeResult
 
-import tabu
-from tabu.epts import MODES as EPTS_MODES
-
-from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
+from .portfolio import HISTORY_DTYPE, run_restart, split_options, start_kinds  # noqa: F401
 from .problem import WALK_OBJECTIVES, TreeProblem
-from .starts import greedy_theta, random_start
 from .tree import Tree
-from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "random")
-HISTORY_DTYPE = np.dtype(
-    [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
-)
+INITS = ("auto", "tree", "greedy", "cart", "random")
+#: above this many (merged) points the default tabu search runs coarse to fine
+COARSE_POINTS = 4_000
+#: share of the time limit spent on the subsample
+COARSE_SHARE = 0.5
 
 
 def as_tree(tree):
@@ -65,79 +61,6 @@ def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
 
 
-def _start_theta(problem, kind, tree, rng):
-    if kind == "tree":
-        return problem.theta_of(tree)
-    if kind == "greedy":
-        return greedy_theta(problem, rng)
-    return random_start(problem, rng)
-
-
-def _history(values, counts, modes):
-    h = np.zeros(len(values), dtype=HISTORY_DTYPE)
-    h["iteration"] = np.arange(len(values))
-    h["value"], h["n_errors"], h["mode"] = values, counts, modes
-    return h
-
-
-def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin):
-    """One restart; returns a plain dict (picklable for joblib workers).
-
-    ``origin`` is the wall-clock start of the whole call, for ``time_to_best``.
-    """
-    t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    Theta0 = _start_theta(problem, kind, tree, rng)
-    walk_objective = "product" if method == "frank-wolfe" else objective
-    Z0 = problem.X1 @ Theta0.T
-    walker = walker_from_theta(problem, Theta0, problem.objective(walk_objective, Z0), rng)
-    t_start = time.perf_counter() - t0
-    remaining = None if deadline is None else max(deadline - time.time(), 1e-3)
-    if method == "tabu":
-        res = tabu.search(
-            walker, max_iter=max_iter, random_state=rng, time_limit=remaining,
-            callback=callback, **options,
-        )
-        count, _, Theta_count = walker.best_count
-        found_at = walker.best_count_time
-        Theta_fun = res.x.reshape(problem.D, problem.m)
-        h = res.history
-        modes = np.array(EPTS_MODES)[h["mode"]]
-        counts = np.asarray(walker.counts[: len(h)], dtype=float)
-        history = _history(h["value"], counts, modes)
-        fun, nit, status, message = float(res.fun), int(res.nit), int(res.status), res.message
-    else:
-        fw_callback = None if callback is None else (lambda k, Th, v: callback(k, None, v))
-        Theta, hist, status, message, fewest = frank_wolfe(
-            problem, walker.blocks, max_iter=max_iter, time_limit=remaining,
-            callback=fw_callback, **options,
-        )
-        final = walker_from_theta(problem, Theta, walker.objective, rng)
-        # the iterate with the fewest errors, moved to a vertex no worse (Theorem 4.1)
-        fewest_vertex = walker_from_theta(problem, fewest[2], walker.objective, rng)
-        candidates = [(*walker.best_count, walker.best_count_time),
-                      (*final.best_count, final.best_count_time),
-                      (*fewest_vertex.best_count, fewest[3])]
-        count, _, Theta_count, found_at = min(candidates, key=lambda c: c[:2])
-        Theta_fun, fun = final.theta(), final.value
-        history = _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw"))
-        nit = len(hist) - 1
-    return {
-        "start": kind,
-        "Theta_count": Theta_count,
-        "Theta_fun": Theta_fun,
-        "fun": fun,
-        "n_errors": count,
-        "nit": nit,
-        "status": status,
-        "message": message,
-        "history": history,
-        "time": {"start": t_start, "total": time.perf_counter() - t0},
-        "time_to_best": found_at - origin,
-    }
-
-
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None):
@@ -153,20 +76,32 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         "lexicographic" (count first, then the minimum error).
     method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
     p : 1 or 2, the power on the decision errors.
-    max_iter : tabu moves or Frank-Wolfe iterations per restart.
-    time_limit : seconds of wall time for the whole call; the best tree so far
-        is returned when it runs out (likewise on Ctrl-C).
-    restarts : number of starts; the first from ``init``, the others random
-        (the second is the greedy LP tree when the first is the given tree).
+    max_iter : tabu moves or Frank-Wolfe iterations per restart.  Above
+        COARSE_POINTS points the default tabu search runs coarse to fine: the
+        restarts on a stratified subsample of COARSE_POINTS points, then one
+        search on the full data from the best of them, with ``max_iter``
+        moves when ``time_limit`` is given, else ``max(1000, max_iter // 5)``.
+    time_limit : seconds of wall time for the whole call (the whole schedule:
+        COARSE_SHARE of it on the subsample); the best tree so far is returned
+        when it runs out (likewise on Ctrl-C).
+    restarts : number of starts, from the portfolio of :mod:`gto.portfolio`:
+        the ``init`` start, the greedy LP tree, CART of the same shape, the
+        given tree, then kicks of the best tree so far alternating with
+        random trees.  With ``options={"paper": True}``: the ``init`` start,
+        the greedy tree if the first is the given tree, then random trees.
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
     sample_weight : per-point weights.
     init : "auto" (the tree if it has splits, else the greedy LP tree),
-        "tree", "greedy" or "random".
-    options : extra keyword arguments for :func:`tabu.search` or
-        :func:`gto.frank_wolfe.frank_wolfe`.
+        "tree", "greedy", "cart" or "random".
+    options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
+        exactly as published (one EPTS run per restart, DESIGN §4); otherwise
+        the iterated local search of :mod:`gto.portfolio` with keys
+        ``round_iter``, ``refine``, ``long_steps``.  Other keys are EPTS
+        parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
+        arguments of :func:`gto.frank_wolfe.frank_wolfe`).
 
     Returns
     -------
@@ -183,37 +118,86 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
+    schedule, _ = split_options(method, options)
     problem = TreeProblem(tree, X, y, sample_weight, p)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
     first = init
     if init == "auto":
         first = "tree" if np.any(tree.W != 0) else "greedy"
-    kinds = [first] + (["greedy"] if first == "tree" else [])
-    kinds = (kinds + ["random"] * restarts)[:restarts]
+    kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)))
     seeds = np.random.SeedSequence(
         random_state if not isinstance(random_state, np.random.Generator)
         else random_state.integers(2**63)
-    ).spawn(restarts)
+    ).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
-    jobs = [
-        delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                             callback, dict(options or {}), origin)
-        for kind, seed in zip(kinds, seeds)
-    ]
+    args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
     runs, interrupted = [], False
     try:
-        if n_jobs == 1 or restarts == 1:
-            for job in jobs:
-                runs.append(job[0](*job[1], **job[2]))
-                if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
-                    break
+        if schedule["paper"] or problem.N <= COARSE_POINTS:
+            runs = _run_starts(problem, kinds, seeds[:-1], deadline, n_jobs, *args)
         else:
-            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-                runs.append(run)
+            runs = _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, *args)
     except KeyboardInterrupt:
         interrupted = True
     return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+
+
+def _run_starts(problem, kinds, seeds, deadline, n_jobs, tree, objective, method, max_iter,
+                callback, options, origin):
+    """The restarts in rounds (joblib within a round): the starts before the first kick,
+    then pairs; a kick starts from the best tree of the rounds before, so the result
+    does not depend on ``n_jobs``."""
+    runs = []
+    first_kick = kinds.index("kick") if "kick" in kinds else len(kinds)
+    bounds = [0] + list(range(first_kick, len(kinds), 2)) + [len(kinds)]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if lo == hi:
+            continue
+        incumbent = (min(runs, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"]
+                     if runs else None)
+        jobs = [delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline,
+                                     seed, callback, options, origin,
+                                     incumbent if kind == "kick" else None)
+                for kind, seed in zip(kinds[lo:hi], seeds[lo:hi])]
+        if n_jobs == 1 or len(jobs) == 1:
+            for job in jobs:
+                runs.append(job[0](*job[1], **job[2]))
+                if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
+                    return runs
+        else:
+            runs.extend(Parallel(n_jobs=n_jobs, return_as="generator")(jobs))
+        if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
+            break
+    return runs
+
+
+def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, objective, method,
+                    max_iter, callback, options, origin):
+    """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
+    one search on the full data from the best subsample tree (its vertex is never
+    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
+    one, the full-data search gets ``max(1000, max_iter // 5)`` moves."""
+    from sklearn.model_selection import train_test_split
+
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    _, counts = np.unique(y, return_counts=True)
+    stratify = y if counts.min() >= 2 else None
+    idx, _ = train_test_split(np.arange(len(y)), train_size=COARSE_POINTS, stratify=stratify,
+                              random_state=np.random.default_rng(seeds[-1]).integers(2**31))
+    sub = TreeProblem(problem.template, X[idx], y[idx], w[idx], problem.p)
+    coarse_deadline = None if time_limit is None else origin + COARSE_SHARE * time_limit
+    coarse = _run_starts(sub, kinds, seeds[:-1], coarse_deadline, n_jobs, tree, objective, method,
+                         max_iter, callback, options, origin)
+    if not coarse:
+        return []
+    best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
+    fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
+    fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
+                       callback, options, origin)
+    fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
+    fine["nit"] += sum(r["nit"] for r in coarse)
+    return [fine]
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
