@@ -69,9 +69,9 @@ def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None):
             "time_limit": time_limit}
 
 
-def run_mip(n, seed, mip_time, options=None):
+def run_mip(n, seed, mip_time, options=None, n_features=2):
     """Small case: ``gto.optimize`` default result against the MIP optimum."""
-    X, y, _ = planted(n, seed)
+    X, y, _ = planted(n, seed, n_features)
     tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
     t0 = time.perf_counter()
     res = gto.optimize(tree, X, y, random_state=seed, options=options)
@@ -80,7 +80,7 @@ def run_mip(n, seed, mip_time, options=None):
     mip = gto.mip.solve(tree, X, y, time_limit=mip_time, warm_start=res.tree)
     optimal = mip.status == "optimal" or (mip.bound is not None
                                           and np.ceil(mip.bound - 1e-6) >= mip.n_errors)
-    return {"n": n, "seed": seed, "errors": errors, "mip_errors": int(mip.n_errors),
+    return {"n": n, "d": X.shape[1], "seed": seed, "errors": errors, "mip_errors": int(mip.n_errors),
             "mip_bound": float(mip.bound), "mip_optimal": bool(optimal),
             "equal": errors == int(mip.n_errors) and bool(optimal), "seconds": seconds}
 
@@ -117,7 +117,9 @@ def parser():
     p.add_argument("--time-limit", type=float, default=None,
                    help="time_limit for N > 768 (default: 60 s at N >= 76 800, none below)")
     p.add_argument("--max-iter", type=int, default=None, help="max_iter (default: optimize's)")
-    p.add_argument("--mip-n", type=int, default=40, help="N of the MIP ground-truth cases")
+    p.add_argument("--mip-n", type=int, default=60, help="N of the MIP ground-truth cases")
+    p.add_argument("--mip-features", type=int, default=2,
+                   help="features of the MIP cases (with 8, 60 points are separable)")
     p.add_argument("--mip-seeds", type=int, default=10)
     p.add_argument("--mip-time", type=float, default=60.0)
     p.add_argument("--paper", action="store_true",
@@ -139,13 +141,14 @@ def main(argv=None):
                     rows.append(run_one(n, seed, kind, limit, options, args.max_iter))
                     print(json.dumps(rows[-1]), flush=True)
         for seed in range(args.mip_seeds):
-            mips.append(run_mip(args.mip_n, seed, args.mip_time, options))
+            mips.append(run_mip(args.mip_n, seed, args.mip_time, options, args.mip_features))
             print(json.dumps(mips[-1]), flush=True)
     if rows:
         print("\nTraining error / planted tree's error (d = 8, 5 % label noise)\n")
         print(summary(rows))
     if mips:
-        print(f"\nSmall planted cases (N = {args.mip_n}): default gto.optimize vs exact MIP\n")
+        print(f"\nSmall planted cases (N = {args.mip_n}, d = {args.mip_features}): "
+              "gto.optimize vs exact MIP\n")
         print(mip_summary(mips))
 
 
