@@ -38,8 +38,9 @@ from .walker import walker_from_theta
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
-#: schedule options of the default tabu configuration, with their defaults
-SCHEDULE = {"paper": False, "round_iter": 2_000, "refine": True, "long_steps": 0}
+#: schedule options of the default tabu configuration, with their defaults; ``refine``:
+#: True (every round), "start" (the start only) or False
+SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": 0}
 KINDS = ("tree", "greedy", "cart", "random", "kick")
 
 
@@ -78,7 +79,7 @@ def start_theta(problem, kind, tree, rng, incumbent=None):
     if kind == "cart":
         return cart_theta(problem, rng)
     if kind == "kick" and incumbent is not None:
-        return kick_theta(problem, incumbent, rng)
+        return kick_theta(problem, incumbent, rng)[0]
     return random_start(problem, rng)
 
 
@@ -113,11 +114,11 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
              search_options):
     """EPTS from ``Theta0``: the paper's single run, or the iterated local search."""
     paper = schedule["paper"]
-    rounds, used, best, by_fun, histories = 0, 0, None, None, []
+    rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
     Theta = Theta0
     while True:
-        if not paper and schedule["refine"]:
-            Theta, _ = refine_theta(problem, Theta, rng)
+        if not paper and (schedule["refine"] is True or (schedule["refine"] and not rounds)):
+            Theta, _ = refine_theta(problem, Theta, rng, last=kicked)
         walker = _walker(problem, Theta, objective, rng, 0 if paper else schedule["long_steps"])
         budget = max_iter - used if paper else min(schedule["round_iter"], max_iter - used)
         res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
@@ -131,7 +132,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
         stop = res.status != 0 or (deadline is not None and time.time() >= deadline)
         if paper or stop or used >= max_iter or res.nit == 0:
             break
-        Theta = kick_theta(problem, best[0][2], rng)
+        Theta, kicked = kick_theta(problem, best[0][2], rng)
     (count, _, Theta_count), found_at = best
     return {"Theta_count": Theta_count, "Theta_fun": by_fun[1], "fun": by_fun[0],
             "n_errors": count, "nit": used, "status": int(res.status), "message": res.message,

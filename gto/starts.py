@@ -100,20 +100,22 @@ def greedy_theta(problem, rng=None):
 
 
 def _axis_split(problem, points, go_left):
-    """Best axis-aligned split of ``points`` by ``go_left`` (weighted Gini, a CART stump):
-    ``(weighted errors, theta)`` with ``x_f <= threshold`` (or ``>=``) going left."""
+    """CART's split of ``points`` (a depth-1 tree on their labels, Gini), turned so that
+    the side matching ``go_left`` best goes left: ``(weighted mismatches, theta)``."""
     from sklearn.tree import DecisionTreeClassifier
 
     X, w = problem.X1[points, :-1], problem.weight[points]
-    stump = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, go_left, sample_weight=w)
-    theta = np.zeros(problem.m)
-    if stump.tree_.node_count < 3:
+    stump = DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, problem.y[points],
+                                                                     sample_weight=w)
+    if stump.tree_.node_count < 3:  # no split separates the labels
         return float(w[~go_left].sum()), random_theta(problem, np.random.default_rng(0), points)
+    theta = np.zeros(problem.m)
     f, threshold = stump.tree_.feature[0], stump.tree_.threshold[0]
     left = X[:, f] <= threshold
-    sign = 1.0 if w[left & go_left].sum() + w[~left & ~go_left].sum() >= w.sum() / 2 else -1.0
+    agree = w[left == go_left].sum()
+    sign = 1.0 if agree >= w.sum() - agree else -1.0
     theta[f], theta[-1] = sign, sign * threshold
-    return float(w[(X @ theta[:-1] - theta[-1] <= 0) != go_left].sum()), theta
+    return float(min(agree, w.sum() - agree) if sign < 0 else w.sum() - agree), theta
 
 
 def cart_theta(problem, rng=None):
@@ -122,21 +124,24 @@ def cart_theta(problem, rng=None):
     return _top_down(problem, rng, lambda points, go_left: _axis_split(problem, points, go_left))
 
 
-def refine_theta(problem, Theta, rng=None, rounds=10):
+def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     """Alternating robust LPs: each decision in turn is refitted with the others fixed.
 
     For decision d, the points classified correctly only when d sends them
     left (right) must go left (right); the rest do not care.  The robust LP
     (:func:`_robust_lp`) separating those replaces decision d when it lowers
-    the weighted misclassified count.  Returns ``(Theta, count)``; never worse.
+    the weighted misclassified count.  The decisions in ``last`` (a kick's) are
+    refitted after the others, which first adapt to them.  Returns ``(Theta,
+    count)``; never worse.
     """
     rng = np.random.default_rng(rng)
     Theta = np.array(Theta, dtype=float)
     Zt = np.ascontiguousarray((problem.X1 @ Theta.T).T)
     count = float(problem.weight @ problem.misclassified(Zt))
+    order = [d for d in range(problem.D) if d not in last] + list(last)
     for _ in range(rounds):
         improved = False
-        for d in range(problem.D):
+        for d in order:
             forced = []
             for side in (-1.0, 1.0):
                 Z = Zt.copy()
@@ -157,11 +162,13 @@ def refine_theta(problem, Theta, rng=None, rounds=10):
 
 
 def kick_theta(problem, Theta, rng, n_decisions=1):
-    """A perturbation of ``Theta``: ``n_decisions`` random decisions redrawn through a random point."""
+    """A perturbation of ``Theta``: ``n_decisions`` random decisions redrawn through a
+    random point.  Returns ``(Theta, kicked decisions)``."""
     Theta = np.array(Theta, dtype=float)
-    for d in rng.choice(problem.D, size=min(n_decisions, problem.D), replace=False):
+    kicked = rng.choice(problem.D, size=min(n_decisions, problem.D), replace=False).tolist()
+    for d in kicked:
         Theta[d] = random_theta(problem, rng)
-    return Theta
+    return Theta, kicked
 
 
 def random_theta(problem, rng, points=None):
