@@ -76,11 +76,11 @@ def solve_hinge_lp(block, cost, max_pivots=100_000):
     Returns ``(objective, pivots)``.
     """
     delta = np.random.default_rng(len(block.rows)).uniform(0, PERTURBATION, len(block.rows))
-    block.set_rhs(1.0 + delta)
+    block.set_rhs(block.rhs0 + delta * (block.rhs0 != 0))  # coordinate rows stay at 0
     try:
         _, first = _simplex(block, cost, max_pivots)
     finally:
-        block.set_rhs(np.ones(len(block.rows)))
+        block.set_rhs(block.rhs0)
     value, second = _simplex(block, cost, max_pivots, RESTORED_ZERO_TOL)
     return value, first + second
 

@@ -33,6 +33,8 @@ class LongStepWalker(TreeWalker):
     """
 
     def __init__(self, problem, blocks, objective, sweep=DEFAULT_SWEEP, budget=None):
+        if problem.n_coord or problem.alpha:
+            raise ValueError("long steps need point rows only: alpha=0 and max_features=None")
         super().__init__(problem, blocks, objective)
         self.sweep = sweep
         self.budget = budget if budget is not None or objective.product else LITERAL_BUDGET

@@ -5,7 +5,9 @@ one), the crossover to a vertex (Theorem 4.1), then EPTS on the structured
 walker or Frank-Wolfe followed by the crossover.  Restarts run in parallel
 through joblib (so on a Dask cluster under ``joblib.parallel_backend("dask")``).
 The answer is the tree with the fewest training errors (ties by objective),
-never one with more errors than the tree given.
+never one with more errors than the tree given (when that tree is within the
+feature budget); with an L1 penalty (``alpha > 0``) it is the tree with the
+best penalised objective.
 """
 from __future__ import annotations
 
@@ -19,10 +21,11 @@ from scipy.optimize import OptimizeResult
 from .objectives import OBJECTIVES, check_objective
 from .portfolio import HISTORY_DTYPE, run_restart, split_options, start_kinds  # noqa: F401
 from .problem import WALK_OBJECTIVES, TreeProblem
+from .starts import is_complete
 from .tree import Tree
 
 METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "cart", "random")
+INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 #: above this many (merged) points the default tabu search runs coarse to fine
 COARSE_POINTS = 4_000
 #: share of the time limit spent on the subsample
@@ -61,9 +64,20 @@ def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
 
 
+def _check_sparsity(alpha, max_features, n_features):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
+            np.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if max_features is not None and (
+            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral)
+            or not 1 <= max_features <= n_features):
+        raise ValueError(f"max_features must be None or an int in [1, {n_features}], "
+                         f"got {max_features!r}")
+
+
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None):
+             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -94,14 +108,35 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
     sample_weight : per-point weights.
-    init : "auto" (the tree if it has splits, else the greedy LP tree),
-        "tree", "greedy", "cart" or "random".
+    init : "auto" (the tree if it has splits; else, with ``max_features=1``
+        and a complete structure of depth <= 2, the exact axis-aligned tree;
+        else, with ``max_features`` and a complete structure, the CART tree;
+        else the greedy LP tree), "tree", "greedy", "random", "cart"
+        (scikit-learn's CART tree of the same depth, see
+        :func:`gto.starts.cart_tree`; ValueError unless the structure is
+        complete) or "axis" (the axis-aligned tree with the fewest training
+        errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
+        structure is complete of depth 1 or 2).
     options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
         exactly as published (one EPTS run per restart, DESIGN §4); otherwise
         the iterated local search of :mod:`gto.portfolio` with keys
         ``round_iter``, ``refine``, ``long_steps``.  Other keys are EPTS
         parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
         arguments of :func:`gto.frank_wolfe.frank_wolfe`).
+    alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
+        decisions on the internally standardised scale (DESIGN §3b; with the
+        margin fixed at 1 a wider margin and fewer features, as in the 1-norm
+        SVM), added to the objective.  With ``alpha > 0`` the answer is the
+        tree with the best penalised objective (not the fewest errors).
+    max_features : None or int, the most nonzero weights per decision; 1
+        gives axis-aligned trees.  Starts keep their largest weights (scaled
+        units) and the search never exceeds the budget.
+
+    ``alpha > 0``, ``max_features`` or ``init="cart"`` switch on sparse
+    vertices (coordinate rows ``w_j = 0``, DESIGN §3b): the search then runs
+    over the polytope with ``w = w+ - w-`` on per-feature standardised data,
+    and zero weights of the start stay zero.  (``max_features=n_features``
+    gives sparse vertices without a cap.)
 
     Returns
     -------
@@ -111,20 +146,37 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ``history`` (structured array: iteration, value, n_errors, mode, of the
     winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
-    ``message``, ``success``.
+    ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
+    ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
+    always the training misclassified count and :func:`gto.error` the
+    paper's error without the penalty.
     """
     t0 = time.perf_counter()
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
+    _check_sparsity(alpha, max_features, tree.n_features)
+    if method == "frank-wolfe" and max_features is not None:
+        raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
     schedule, _ = split_options(method, options)
-    problem = TreeProblem(tree, X, y, sample_weight, p)
+    complete = is_complete(tree)
+    shallow = complete and tree.sides.shape[1] <= 3
+    if init == "cart" and not complete:
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    if init == "axis" and not shallow:
+        raise ValueError("init='axis' needs a complete tree structure of depth 1 or 2")
+    sparse = alpha > 0 or max_features is not None or init in ("cart", "axis")
+    problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
+                          max_features=max_features)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
     first = init
     if init == "auto":
-        first = "tree" if np.any(tree.W != 0) else "greedy"
-    kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)))
+        first = "tree" if np.any(tree.W != 0) else (
+            "axis" if max_features == 1 and shallow else
+            "cart" if max_features is not None and complete else "greedy")
+    kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)), complete,
+                        cart_second=first == "greedy" and max_features is not None and complete)
     seeds = np.random.SeedSequence(
         random_state if not isinstance(random_state, np.random.Generator)
         else random_state.integers(2**63)
@@ -185,7 +237,9 @@ def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, o
     stratify = y if counts.min() >= 2 else None
     idx, _ = train_test_split(np.arange(len(y)), train_size=COARSE_POINTS, stratify=stratify,
                               random_state=np.random.default_rng(seeds[-1]).integers(2**31))
-    sub = TreeProblem(problem.template, X[idx], y[idx], w[idx], problem.p)
+    sub = TreeProblem(problem.template, X[idx], y[idx], w[idx], problem.p,
+                      coordinate_rows=problem.n_coord > 0, alpha=problem.alpha,
+                      max_features=problem.max_features)
     coarse_deadline = None if time_limit is None else origin + COARSE_SHARE * time_limit
     coarse = _run_starts(sub, kinds, seeds[:-1], coarse_deadline, n_jobs, tree, objective, method,
                          max_iter, callback, options, origin)
@@ -215,18 +269,24 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     ]
     if runs:
         best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
-        found = problem.tree_of(best["Theta_count"])
+        found = problem.tree_of(best["Theta_count"], snap=True)
         by_fun = min(runs, key=lambda r: r["fun"])
-        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
+        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
+        if problem.alpha > 0:  # the penalised objective is what is minimised
+            best, found = by_fun, tree_min_fun.copy()
         history, nit = best["history"], sum(r["nit"] for r in runs)
         time_to_best = best["time_to_best"]
     else:
         found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
         time_to_best = None
     n_errors = errors(found)
-    if n_errors > start_errors:  # round-off at a boundary: never return worse than given
+    within = problem.max_features is None or np.all(
+        np.count_nonzero(tree.W, axis=1) <= problem.max_features)
+    if n_errors > start_errors and problem.alpha == 0 and within:
+        # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
-    fun = _objective_value(problem, found, objective)
+    penalty = problem.penalty(problem.theta_of(found))
+    fun = _objective_value(problem, found, objective) + penalty
     if interrupted or any(r["status"] == 3 for r in runs):
         status, message = 3, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
@@ -234,7 +294,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     else:
         status, message = 0, f"{len(runs)} restart(s) finished"
     return OptimizeResult(
-        tree=found, n_errors=n_errors, fun=fun, tree_min_fun=tree_min_fun,
+        tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
         nit=nit, history=history, restarts=summaries, status=status, message=message,
         success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,

@@ -3,7 +3,7 @@
 A restart takes a start from the portfolio, moves it to a vertex (the
 crossover, Theorem 4.1) and searches.  Starts, in order: the ``init`` start
 (the given tree or the greedy LP tree), the greedy LP tree, CART of the same
-shape, the given tree, then kicks of the best tree found so far alternating
+shape (:func:`gto.starts.cart_tree`, complete structures), the given tree, then kicks of the best tree found so far alternating
 with random trees (:func:`start_kinds`).
 
 Two tabu configurations (``options`` of ``gto.optimize``):
@@ -12,7 +12,9 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``max_iter`` moves from the start; restarts are the init start, the greedy
   tree when the first is the given tree, then random trees.
 * the default: iterated local search.  The start is refined by alternating
-  robust LPs (:func:`gto.starts.refine_theta`), then EPTS runs in rounds of
+  robust LPs (:func:`gto.starts.refine_theta`; not with ``alpha`` or
+  ``max_features``, whose sparse starts it would undo; with those, EPTS runs
+  once per restart, as in the paper), then EPTS runs in rounds of
   ``round_iter`` moves; after each round the restart's best tree is kicked
   (one decision redrawn), refined and searched again, until ``max_iter``
   moves or the time limit are used.  ``long_steps=k`` makes EPTS sweep the k
@@ -32,7 +34,8 @@ from tabu.epts import MODES as EPTS_MODES
 
 from .frank_wolfe import frank_wolfe
 from .long_step import LongStepWalker
-from .starts import cart_theta, greedy_theta, kick_theta, random_start, refine_theta
+from .starts import (axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start,
+                     refine_theta)
 from .walker import walker_from_theta
 
 HISTORY_DTYPE = np.dtype(
@@ -57,12 +60,16 @@ def split_options(method, options):
     return schedule, options
 
 
-def start_kinds(first, restarts, paper, has_tree):
-    """The starts of ``restarts`` restarts (see the module docstring)."""
+def start_kinds(first, restarts, paper, has_tree, complete=True, cart_second=False):
+    """The starts of ``restarts`` restarts (see the module docstring); CART of the
+    same shape needs a ``complete`` structure.  Paper configuration: the second
+    start is the greedy LP tree after the given, CART or axis-aligned tree, CART
+    after the greedy one with ``cart_second`` (a feature budget)."""
     if paper:
-        kinds = [first] + (["greedy"] if first == "tree" else [])
+        kinds = [first] + (["greedy"] if first in ("tree", "cart", "axis") else
+                           ["cart"] if cart_second else [])
         return (kinds + ["random"] * restarts)[:restarts]
-    kinds = [first] + [k for k in ("greedy", "cart") if k != first]
+    kinds = [first] + [k for k in ("greedy", "cart") if k != first and (complete or k != "cart")]
     if has_tree and first != "tree":
         kinds.append("tree")
     while len(kinds) < restarts:
@@ -77,7 +84,9 @@ def start_theta(problem, kind, tree, rng, incumbent=None):
     if kind == "greedy":
         return greedy_theta(problem, rng)
     if kind == "cart":
-        return cart_theta(problem, rng)
+        return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
+    if kind == "axis":
+        return problem.theta_of(axis_aligned_tree(problem))
     if kind == "kick" and incumbent is not None:
         return kick_theta(problem, incumbent, rng)[0]
     return random_start(problem, rng)
@@ -114,13 +123,17 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
              search_options):
     """EPTS from ``Theta0``: the paper's single run, or the iterated local search."""
     paper = schedule["paper"]
+    # the LP refits are dense and count-driven: not with a penalty or a feature budget
+    dense = problem.alpha == 0 and problem.n_coord == 0
+    refine = not paper and schedule["refine"] and dense
+    single = paper or not dense  # sparse vertices: one run (kicks would be dense)
     rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
     Theta = Theta0
     while True:
-        if not paper and (schedule["refine"] is True or (schedule["refine"] and not rounds)):
+        if refine and (schedule["refine"] is True or not rounds):
             Theta, _ = refine_theta(problem, Theta, rng, last=kicked)
         walker = _walker(problem, Theta, objective, rng, 0 if paper else schedule["long_steps"])
-        budget = max_iter - used if paper else min(schedule["round_iter"], max_iter - used)
+        budget = max_iter - used if single else min(schedule["round_iter"], max_iter - used)
         res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
                                                     search_options, used + rounds)
         histories.append(history)
@@ -130,7 +143,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
         if by_fun is None or res.fun < by_fun[0]:
             by_fun = (float(res.fun), res.x.reshape(problem.D, problem.m))
         stop = res.status != 0 or (deadline is not None and time.time() >= deadline)
-        if paper or stop or used >= max_iter or res.nit == 0:
+        if single or stop or used >= max_iter or res.nit == 0:
             break
         Theta, kicked = kick_theta(problem, best[0][2], rng)
     (count, _, Theta_count), found_at = best
