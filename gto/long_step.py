@@ -5,7 +5,7 @@ instead of the first one (:mod:`gto._ray`): the move still enters the edge's
 variable, and the leaving one is the row whose crossing is best, so EPTS's
 memories work unchanged.  A long move is one pivot (that row replaces the
 freed one; the other n tight rows stay); rows crossed on the way swap their
-basic y for u or back.
+basic y for u or back (:func:`gto._kernels.block_update` sets them by sign).
 
 Sweeping a ray costs about two plain move evaluations (product error) or
 ``budget`` of them (other errors), so :meth:`candidates` sweeps only the
@@ -17,7 +17,7 @@ import numpy as np
 
 from ._kernels import leaf_terms, pivot_threshold
 from ._ray import crossings, literal_sums, product_sweep
-from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
+from .block import PIVOT_RTOL, PIVOT_TOL
 from .walker import TreeWalker
 
 #: edges swept per candidate list, and crossings per ray for the non-product errors
@@ -133,8 +133,5 @@ class LongStepWalker(TreeWalker):
         d, q, sigma = found[:3]
         _, row, step, _ = far
         self._located = (entering, (d, q, sigma, row, int(leaving), sigma * step))
-        super().pivot(entering, leaving)
-        b = self.blocks[d]  # rows crossed on the way: their basic y and u swap
-        flip = ~b.in_block & (((b.r > ZERO_TOL) & ~b.ybasic) | ((b.r < -ZERO_TOL) & b.ybasic))
-        b.ybasic[flip] = ~b.ybasic[flip]
-        self.long_moves += 1
+        super().pivot(entering, leaving)  # rows crossed on the way: the block's update
+        self.long_moves += 1              # sets their basic y / u by the slacks' signs
