@@ -18,7 +18,8 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``round_iter`` moves; after each round the restart's best tree is kicked
   (one decision redrawn), refined and searched again, until ``max_iter``
   moves or the time limit are used.  ``long_steps=k`` makes EPTS sweep the k
-  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0: off).
+  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0: off; "auto":
+  AUTO_LONG_STEPS from LONG_STEP_POINTS points on).
 
 Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 :func:`gto.frank_wolfe.frank_wolfe`.
@@ -43,7 +44,10 @@ HISTORY_DTYPE = np.dtype(
 )
 #: schedule options of the default tabu configuration, with their defaults; ``refine``:
 #: True (every round), "start" (the start only) or False
-SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": 0}
+SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": "auto"}
+#: ``long_steps="auto"``: this many swept edges from LONG_STEP_POINTS (merged) points on
+#: (measured in experiments.search_power: below it short steps reach good trees sooner)
+AUTO_LONG_STEPS, LONG_STEP_POINTS = 1, 2_000
 KINDS = ("tree", "greedy", "cart", "random", "kick")
 
 
@@ -55,8 +59,9 @@ def split_options(method, options):
     schedule = {k: options.pop(k, v) for k, v in SCHEDULE.items()}
     if not isinstance(schedule["round_iter"], int) or schedule["round_iter"] < 1:
         raise ValueError(f"options['round_iter'] must be an int >= 1, got {schedule['round_iter']!r}")
-    if not isinstance(schedule["long_steps"], int) or schedule["long_steps"] < 0:
-        raise ValueError(f"options['long_steps'] must be an int >= 0, got {schedule['long_steps']!r}")
+    ls = schedule["long_steps"]
+    if ls != "auto" and (isinstance(ls, bool) or not isinstance(ls, int) or ls < 0):
+        raise ValueError(f"options['long_steps'] must be 'auto' or an int >= 0, got {ls!r}")
     return schedule, options
 
 
@@ -127,12 +132,15 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
     dense = problem.alpha == 0 and problem.n_coord == 0
     refine = not paper and schedule["refine"] and dense
     single = paper or not dense  # sparse vertices: one run (kicks would be dense)
+    long_steps = 0 if single else schedule["long_steps"]
+    if long_steps == "auto":
+        long_steps = AUTO_LONG_STEPS if problem.N >= LONG_STEP_POINTS else 0
     rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
     Theta = Theta0
     while True:
         if refine and (schedule["refine"] is True or not rounds):
             Theta, _ = refine_theta(problem, Theta, rng, last=kicked)
-        walker = _walker(problem, Theta, objective, rng, 0 if paper else schedule["long_steps"])
+        walker = _walker(problem, Theta, objective, rng, long_steps)
         budget = max_iter - used if single else min(schedule["round_iter"], max_iter - used)
         res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
                                                     search_options, used + rounds)
