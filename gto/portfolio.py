@@ -18,8 +18,7 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``round_iter`` moves; after each round the restart's best tree is kicked
   (one decision redrawn), refined and searched again, until ``max_iter``
   moves or the time limit are used.  ``long_steps=k`` makes EPTS sweep the k
-  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0: off; "auto":
-  AUTO_LONG_STEPS from LONG_STEP_POINTS points on).
+  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
 
 Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 :func:`gto.frank_wolfe.frank_wolfe`.
@@ -44,10 +43,10 @@ HISTORY_DTYPE = np.dtype(
 )
 #: schedule options of the default tabu configuration, with their defaults; ``refine``:
 #: True (every round), "start" (the start only) or False
-SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": "auto"}
-#: ``long_steps="auto"``: this many swept edges from LONG_STEP_POINTS (merged) points on
-#: (measured in experiments.search_power: below it short steps reach good trees sooner)
-AUTO_LONG_STEPS, LONG_STEP_POINTS = 1, 2_000
+#: ``long_steps`` is off by default: plain EPTS reaches better trees per second with
+#: long steps at N = 7 680 but not at 768, and inside this search (refits, kicks,
+#: time limit) short steps did better at 7 680 too (issue 11 report)
+SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": 0}
 KINDS = ("tree", "greedy", "cart", "random", "kick")
 
 
@@ -60,8 +59,8 @@ def split_options(method, options):
     if not isinstance(schedule["round_iter"], int) or schedule["round_iter"] < 1:
         raise ValueError(f"options['round_iter'] must be an int >= 1, got {schedule['round_iter']!r}")
     ls = schedule["long_steps"]
-    if ls != "auto" and (isinstance(ls, bool) or not isinstance(ls, int) or ls < 0):
-        raise ValueError(f"options['long_steps'] must be 'auto' or an int >= 0, got {ls!r}")
+    if isinstance(ls, bool) or not isinstance(ls, int) or ls < 0:
+        raise ValueError(f"options['long_steps'] must be an int >= 0, got {ls!r}")
     return schedule, options
 
 
@@ -133,8 +132,6 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
     refine = not paper and schedule["refine"] and dense
     single = paper or not dense  # sparse vertices: one run (kicks would be dense)
     long_steps = 0 if single else schedule["long_steps"]
-    if long_steps == "auto":
-        long_steps = AUTO_LONG_STEPS if problem.N >= LONG_STEP_POINTS else 0
     rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
     Theta = Theta0
     while True:
