@@ -5,7 +5,8 @@ Data: the paper's planted three-decision tree (Figure 2 structure
 in the unit cube, 5 % of the labels flipped, so the planted tree's training
 error is about 5 % and the optimum is at most that.  For each N and seed,
 ``gto.optimize`` runs from the greedy LP start (``init="greedy"``) and from a
-depth-2 CART tree (the fitted scikit-learn tree given as the tree); the table
+depth-2 CART tree (the fitted scikit-learn tree given as the tree; where all its
+leaves are of one class, its splits placed on the Figure 2 shape); the table
 gives the training error divided by the planted tree's, seconds and moves.
 
 Ground truth on small cases: the exact MIP optimum (``gto.mip.solve``) of the
@@ -28,6 +29,8 @@ from threadpoolctl import threadpool_limits
 
 import gto
 import problems
+from gto.problem import TreeProblem
+from gto.starts import cart_tree
 
 STRUCTURE = ((0, 1), (0, 1))
 SIZES = (768, 7_680, 76_800)
@@ -47,9 +50,14 @@ def planted(n, seed, n_features=N_FEATURES, noise=NOISE):
 
 def start_tree(kind, X, y, seed):
     """The tree handed to ``gto.optimize`` and its ``init``: greedy LP start or depth-2 CART."""
+    shape = gto.Tree.from_structure(STRUCTURE, X.shape[1])
     if kind == "greedy":
-        return gto.Tree.from_structure(STRUCTURE, X.shape[1]), "greedy"
-    return DecisionTreeClassifier(max_depth=2, random_state=seed).fit(X, y), "auto"
+        return shape, "greedy"
+    cart = DecisionTreeClassifier(max_depth=2, random_state=seed).fit(X, y)
+    if len(set(gto.Tree.from_sklearn(cart).leaf_classes.tolist())) > 1:
+        return cart, "auto"
+    # every leaf of one class: CART's splits placed on the Figure 2 shape instead
+    return cart_tree(TreeProblem(shape, X, y), seed), "tree"
 
 
 def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None):

@@ -229,7 +229,8 @@ def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, o
     """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
     one search on the full data from the best subsample tree (its vertex is never
     worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
-    one, the full-data search gets ``max(1000, max_iter // 5)`` moves."""
+    one, the full-data search gets ``max(1000, max_iter // 5)`` moves (EPTS rounds and
+    kicks, without the LP refits, which cost most on the full data)."""
     from sklearn.model_selection import train_test_split
 
     X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
@@ -248,7 +249,7 @@ def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, o
     best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
     fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
-                       callback, options, origin)
+                       callback, {**options, "refine": False}, origin)  # refitted already
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
     fine["nit"] += sum(r["nit"] for r in coarse)
     return [fine]
