@@ -53,7 +53,8 @@ KINDS = ("tree", "greedy", "cart", "random", "kick")
 def split_options(method, options):
     """``(schedule, search options)`` from ``gto.optimize``'s ``options``."""
     options = dict(options or {})
-    if method != "tabu":
+    if method != "tabu":  # Frank-Wolfe: as in the paper whatever is asked
+        options.pop("paper", None)
         return {"paper": True}, options
     schedule = {k: options.pop(k, v) for k, v in SCHEDULE.items()}
     if not isinstance(schedule["round_iter"], int) or schedule["round_iter"] < 1:

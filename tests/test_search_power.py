@@ -95,3 +95,13 @@ def test_coarse_to_fine_schedule(monkeypatch):
     res = gto.optimize(start, X, y, max_iter=10**7, time_limit=1.0, random_state=0, restarts=3)
     assert time.perf_counter() - t0 < 4.0 and res.status == 1
     assert res.tree.n_errors(X, y) <= start.n_errors(X, y)
+
+
+def test_paper_option_with_frank_wolfe():
+    """The paper's configuration is accepted by both methods (Table 1 passes it to both)."""
+    X, y = problems.load("heart")
+    tree = gto.Tree.from_structure(FIG2, X.shape[1])
+    a = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0,
+                     options={"paper": True})
+    b = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0)
+    assert a.n_errors == b.n_errors == a.tree.n_errors(X, y) and a.nit == b.nit
