@@ -1,10 +1,18 @@
 """The structured walker: EPTS on the tree polytope (DESIGN §3, paper §4-5.2).
 
-A vertex is D blocks of n + 1 tight triples.  Its 2 D (n + 1) edges each move
-one decision only, so the objective of a neighbour is updated from the cached
-leaf errors of the other decisions.  Variables are numbered as the columns of
-:func:`gto.standard_form`: ``[theta | y | u]``, so this walker and the
-standard-form reference walker name the same edges the same way.
+A vertex is D blocks of n + 1 tight rows: triples and, with sparse vertices
+(DESIGN §3b, ``problem.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
+2 D (n + 1) edges each move one decision only, so the objective of a
+neighbour is updated from the cached leaf errors of the other decisions.
+Variables are numbered as the columns of the standard form:
+``[theta | y | u]`` over all rows (``problem.R``: per decision its triples,
+then its coordinate rows, whose y and u are ``w-`` and ``w+``), so this
+walker and the standard-form reference walker name the same edges the same
+way.  The L1 penalty (``problem.alpha``) adds ``alpha * sum |w|`` at each
+edge's end to its score (linear along the edge: the ratio test stops where
+a weight reaches 0); the feature budget (``problem.max_features``) drops
+edges that would exceed it, except that a freed weight may swap with the
+first weight its ray takes to 0 (:func:`gto._kernels.edge_slots`).
 
 The edges live in one table: slot ``d * 2m + j`` holds decision d's edge j
 (entering and leaving variables and the step; see

@@ -214,10 +214,12 @@ def test_structured_and_standard_form_walkers_agree(seed, objective, sparse, alp
     S = tabu.StandardFormWalker.from_standard_form(fun, A, b, free, basis=W.basis())
     assert np.allclose(S.x, x0)
     assert S.value == pytest.approx(W.value, rel=1e-9)
-    for _ in range(4):  # compare, then take the same tie-free pivot in both
+    for it in range(4):  # compare, then take the same tie-free pivot in both
         e1, l1, v1 = W.candidates()
         e2, l2, v2 = S.candidates()
         assert sorted(e1.tolist()) == sorted(e2.tolist())
+        if sparse and it == 0:  # edges that move a weight off zero are among them
+            assert np.isin((e1 - P.n_theta) % R, coord).any()
         theirs = {int(e): (int(l), v) for e, l, v in zip(e2, l2, v2)}
         tie_free = []
         for e, l, v in zip(e1, l1, v1):
