@@ -37,9 +37,10 @@ import problems
 import tabu
 from gto.problem import TreeProblem
 from gto.starts import greedy_theta
+from gto.tree import FIGURE2
 from gto.walker import walker_from_theta
 
-FIG2 = ((0, 1), (0, 1))
+FIG2 = FIGURE2
 
 
 def _start_walker(problem, seed=0, objective="product"):
@@ -199,7 +200,7 @@ def main(argv=None):
             sparse = epts_speed(X, y, args.iterations, alpha=args.alpha,
                                 max_features=args.max_features)
     cv = cross_validation(X, y, args.folds, args.iterations)
-    report = {"data": args.data, "tree": "((0, 1), (0, 1))", "objective": "product",
+    report = {"data": args.data, "tree": str(FIGURE2), "objective": "product",
               "epts": speed, "epts_seconds_other_objectives": others,
               "walker_speedup": speedup, "seconds_to_target": to_target,
               "cross_validation": cv}

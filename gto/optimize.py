@@ -11,6 +11,7 @@ best penalised objective.
 """
 from __future__ import annotations
 
+import logging
 import numbers
 import time
 
@@ -21,8 +22,9 @@ from scipy.optimize import OptimizeResult
 from .objectives import OBJECTIVES, check_objective
 from .portfolio import HISTORY_DTYPE, run_restart, split_options, start_kinds  # noqa: F401
 from .problem import WALK_OBJECTIVES, TreeProblem
+from .progress import Progress, logger, verbose_logging
 from .starts import is_complete
-from .tree import Tree
+from .tree import as_tree
 
 METHODS = ("tabu", "frank-wolfe")
 INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
@@ -30,18 +32,6 @@ INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 COARSE_POINTS = 4_000
 #: share of the time limit spent on the subsample
 COARSE_SHARE = 0.5
-
-
-def as_tree(tree):
-    """A :class:`gto.Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
-    if isinstance(tree, Tree):
-        return tree
-    if hasattr(tree, "tree_") and hasattr(tree, "classes_"):
-        return Tree.from_sklearn(tree)
-    raise TypeError(
-        "tree must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
-        f"got {type(tree).__name__}"
-    )
 
 
 def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
@@ -77,7 +67,8 @@ def _check_sparsity(alpha, max_features, n_features):
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None):
+             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
+             verbose=0):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -137,6 +128,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     over the polytope with ``w = w+ - w-`` on per-feature standardised data,
     and zero weights of the start stay zero.  (``max_features=n_features``
     gives sparse vertices without a cap.)
+    verbose : 0 silent; 1 a progress bar (tqdm) over the iterations (over the
+        restarts with ``n_jobs != 1``); 2 also one log line per restart on the
+        ``"gto"`` logger (shown on stderr if logging is not configured).
 
     Returns
     -------
@@ -144,7 +138,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
+    winning restart), ``restarts`` (per-restart summaries, each with its
+    ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
     ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
@@ -183,24 +178,31 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
+    sequential = n_jobs == 1 or restarts == 1
+    bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
+                   quiet=not verbose, force=True)
+    track = (bar, verbose, sequential, restarts)
     args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
     runs, interrupted = [], False
-    try:
-        if schedule["paper"] or problem.N <= COARSE_POINTS:
-            runs = _run_starts(problem, kinds, seeds[:-1], deadline, n_jobs, *args)
-        else:
-            runs = _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, *args)
-    except KeyboardInterrupt:
-        interrupted = True
+    with bar, verbose_logging(verbose):
+        try:
+            if schedule["paper"] or problem.N <= COARSE_POINTS:
+                _run_starts(runs, problem, kinds, seeds[:-1], deadline, n_jobs, track, *args)
+            else:
+                _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, track,
+                                *args)
+        except KeyboardInterrupt:
+            interrupted = True
     return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
 
 
-def _run_starts(problem, kinds, seeds, deadline, n_jobs, tree, objective, method, max_iter,
-                callback, options, origin):
+def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, objective, method,
+                max_iter, callback, options, origin):
     """The restarts in rounds (joblib within a round): the starts before the first kick,
     then pairs; a kick starts from the best tree of the rounds before, so the result
-    does not depend on ``n_jobs``."""
-    runs = []
+    does not depend on ``n_jobs``.  Appends to ``runs`` (kept on Ctrl-C); ``track``:
+    the progress bar, verbosity, whether restarts run one by one, and their number."""
+    bar, verbose, sequential, restarts = track
     first_kick = kinds.index("kick") if "kick" in kinds else len(kinds)
     bounds = [0] + list(range(first_kick, len(kinds), 2)) + [len(kinds)]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -208,24 +210,29 @@ def _run_starts(problem, kinds, seeds, deadline, n_jobs, tree, objective, method
             continue
         incumbent = (min(runs, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"]
                      if runs else None)
+        tick = (lambda r: bar.iteration_callback(r * max_iter)) if sequential and verbose else (
+            lambda r: None)
         jobs = [delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline,
-                                     seed, callback, options, origin,
+                                     seed, _chain(callback, tick(r)), options, origin,
                                      incumbent if kind == "kick" else None)
-                for kind, seed in zip(kinds[lo:hi], seeds[lo:hi])]
+                for r, kind, seed in zip(range(lo, hi), kinds[lo:hi], seeds[lo:hi])]
         if n_jobs == 1 or len(jobs) == 1:
             for job in jobs:
                 runs.append(job[0](*job[1], **job[2]))
+                _report(runs, restarts, verbose, bar, len(runs) * (max_iter if sequential else 1))
                 if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
                     return runs
         else:
-            runs.extend(Parallel(n_jobs=n_jobs, return_as="generator")(jobs))
+            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                runs.append(run)
+                _report(runs, restarts, verbose, bar, len(runs))
         if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
             break
     return runs
 
 
-def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, objective, method,
-                    max_iter, callback, options, origin):
+def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, track, tree,
+                    objective, method, max_iter, callback, options, origin):
     """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
     one search on the full data from the best subsample tree (its vertex is never
     worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
@@ -242,17 +249,40 @@ def _coarse_to_fine(problem, kinds, seeds, deadline, n_jobs, time_limit, tree, o
                       coordinate_rows=problem.n_coord > 0, alpha=problem.alpha,
                       max_features=problem.max_features)
     coarse_deadline = None if time_limit is None else origin + COARSE_SHARE * time_limit
-    coarse = _run_starts(sub, kinds, seeds[:-1], coarse_deadline, n_jobs, tree, objective, method,
-                         max_iter, callback, options, origin)
+    coarse = _run_starts([], sub, kinds, seeds[:-1], coarse_deadline, n_jobs, track, tree,
+                         objective, method, max_iter, callback, options, origin)
     if not coarse:
-        return []
+        return runs
     best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
     fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
                        callback, {**options, "refine": False}, origin)  # refitted already
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
     fine["nit"] += sum(r["nit"] for r in coarse)
-    return [fine]
+    runs.append(fine)
+    return runs
+
+
+def _chain(callback, tick):
+    """One callback calling both (the user's answer decides whether to stop)."""
+    if tick is None or callback is None:
+        return callback or tick
+
+    def both(iteration, walker, value):
+        tick(iteration, walker, value)
+        return callback(iteration, walker, value)
+
+    return both
+
+
+def _report(runs, restarts, verbose, bar, count):
+    """Log the restart that just finished and move the bar."""
+    r = runs[-1]
+    logger.log(logging.INFO if verbose >= 2 else logging.DEBUG,
+               "restart %d/%d (%s start): %s errors, objective %.6g, %d iterations, %.2f s; %s",
+               len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
+               r["time"]["total"], r["message"])
+    bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
@@ -265,7 +295,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
 
     summaries = [
         {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
-                           "time_to_best")}
+                           "time_to_best", "history")}
         for r in runs
     ]
     if runs:

@@ -11,12 +11,12 @@ import numpy as np
 
 from ._validation import check_fit_data
 from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
-from .objectives import OBJECTIVES, point_errors
+from .objectives import OBJECTIVES, lexicographic, lexicographic_eps, point_errors
 from ._kernels import BOUNDARY_TOL, misclassified
 from .scaling import Scaler
 from .tree import Tree
 
-WALK_OBJECTIVES = OBJECTIVES + ("lexicographic",)
+WALK_OBJECTIVES = OBJECTIVES
 SNAP_TOL = 1e-12  # |w| below this (scaled units) is a rounding error
 
 
@@ -36,9 +36,7 @@ class Objective:
         self.name = name
         self.problem = problem
         self.product = name == "product"
-        weight = problem.weight
-        positive = weight[weight > 0]
-        self.eps = 0.5 * (positive.min() if positive.size else 1.0)
+        self.eps = lexicographic_eps(problem.weight)
         self.lex_scale = max(float(lex_scale), 1e-12)
 
     def finish(self, sums):
@@ -48,7 +46,7 @@ class Objective:
             return total
         if self.name == "count":
             return count
-        return count + self.eps * total / (total + self.lex_scale)
+        return lexicographic(count, total, self.eps, self.lex_scale)
 
     def __call__(self, LE):
         """Objective of the (N, K) leaf errors."""
