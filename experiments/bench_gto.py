@@ -9,7 +9,11 @@ Prints, as JSON and as a table:
 * the structured walker's speed-up over the standard-form walker
   (:class:`tabu.StandardFormWalker`) on the same tree LP and start vertex;
 * 5-fold cross-validated train/test error of EPTS and Frank-Wolfe next to
-  scikit-learn's depth-2 tree.
+  scikit-learn's depth-2 tree;
+* seconds to target: on the N = 768 planted case of
+  ``experiments.search_power`` (seeds 0-2), the wall time until the best tree
+  has at most 1.2 x the planted tree's training errors, for the default search
+  and the paper's configuration (``null`` when not reached within the cap).
 
 With ``--alpha`` or ``--max-features`` the speed is also measured on sparse
 vertices (coordinate rows, the L1 penalty and the feature budget, DESIGN §3b).
@@ -143,6 +147,30 @@ def cross_validation(X, y, folds, iterations):
     }
 
 
+def seconds_to_target(seeds=3, n=768, factor=1.2, cap=30.0):
+    """Seconds until the best tree reaches ``factor`` x the planted error (after warm-up)."""
+    from .search_power import STRUCTURE, planted
+
+    out = {}
+    for name, options in (("default", None), ("paper", {"paper": True})):
+        times = []
+        for seed in range(seeds):
+            X, y, tree = planted(n, seed)
+            target = factor * tree.n_errors(X, y)
+            start = gto.Tree.from_structure(STRUCTURE, X.shape[1])
+            t0 = time.perf_counter()
+
+            def reached(iteration, walker, value):
+                return walker.best_count[0] <= target
+
+            res = gto.optimize(start, X, y, init="greedy", max_iter=10**7, time_limit=cap,
+                               random_state=seed, callback=reached, options=options)
+            ok = res.tree.n_errors(X, y) <= target
+            times.append(time.perf_counter() - t0 if ok else None)
+        out[name] = times
+    return out
+
+
 def _errors(predict, X, y, tr, te):
     return (100 * np.mean(predict(X[tr]) != y[tr]), 100 * np.mean(predict(X[te]) != y[te]))
 
@@ -153,6 +181,10 @@ def main(argv=None):
     parser.add_argument("--iterations", type=int, default=10_000)
     parser.add_argument("--speedup-iterations", type=int, default=20)
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--target-seeds", type=int, default=3,
+                        help="planted N = 768 cases for seconds-to-target")
+    parser.add_argument("--target-cap", type=float, default=30.0,
+                        help="time limit per seconds-to-target run")
     parser.add_argument("--alpha", type=float, default=0.0)
     parser.add_argument("--max-features", type=int, default=None)
     args = parser.parse_args(argv)
@@ -162,6 +194,7 @@ def main(argv=None):
         others = {name: epts_speed(X, y, args.iterations, 1, name)["seconds_best"]
                   for name in ("minimum", "lexicographic")}
         speedup = walker_speedup(X, y, args.speedup_iterations)
+        to_target = seconds_to_target(args.target_seeds, cap=args.target_cap)
         sparse = None
         if args.alpha > 0 or args.max_features is not None:
             sparse = epts_speed(X, y, args.iterations, alpha=args.alpha,
@@ -169,9 +202,8 @@ def main(argv=None):
     cv = cross_validation(X, y, args.folds, args.iterations)
     report = {"data": args.data, "tree": str(FIGURE2), "objective": "product",
               "epts": speed, "epts_seconds_other_objectives": others,
-              "walker_speedup": speedup, "cross_validation": cv}
-    if sparse is not None:
-        report["epts_sparse"] = {"alpha": args.alpha, "max_features": args.max_features, **sparse}
+              "walker_speedup": speedup, "seconds_to_target": to_target,
+              "cross_validation": cv}
     print(json.dumps(report, indent=1))
     print()
     print(f"EPTS: {speed['iterations']} iterations in {speed['seconds_best']:.3f} s "
@@ -183,6 +215,9 @@ def main(argv=None):
     print(f"structured walker {speedup['structured_seconds_per_iteration'] * 1e3:.3f} ms/it, "
           f"standard form {speedup['standard_form_seconds_per_iteration'] * 1e3:.1f} ms/it: "
           f"{speedup['speedup']:.0f}x")
+    for name, times in to_target.items():
+        shown = ", ".join("not reached" if t is None else f"{t:.2f} s" for t in times)
+        print(f"seconds to 1.2 x planted error (N = 768), {name}: {shown}")
     print()
     print("| method | train error % | test error % |")
     print("| --- | --- | --- |")

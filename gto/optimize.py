@@ -20,19 +20,16 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.optimize import OptimizeResult
 
-import tabu
-from tabu.epts import MODES as EPTS_MODES
-
 from ._interrupt import StopRequest, stop_on_sigint
-from .frank_wolfe import frank_wolfe
-from .objectives import OBJECTIVES, check_objective
 from ._validation import check_fit_data
+from .objectives import OBJECTIVES, check_objective
+from .portfolio import HISTORY_DTYPE, split_options, start_kinds  # noqa: F401
+from .portfolio import run_restart as _run_one
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
-from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
+from .starts import is_complete
 from .status import Status
 from .tree import Tree, as_tree
-from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
 #: the exact axis-aligned start costs O(n^2 N^2) (diabetes, 8 x 768: ~4 s); "auto" uses
@@ -40,9 +37,10 @@ METHODS = ("tabu", "frank-wolfe")
 #: budgets the CART start did better on planted sparse trees: 9/10 against 6/10.)
 AXIS_WORK_LIMIT = 1e8
 INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
-HISTORY_DTYPE = np.dtype(
-    [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
-)
+#: above this many (merged) points the default tabu search runs coarse to fine
+COARSE_POINTS = 4_000
+#: share of the time limit spent on the subsample
+COARSE_SHARE = 0.5
 
 
 def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
@@ -105,38 +103,22 @@ def _check_sparsity(alpha, max_features, n_features):
                          f"got {max_features!r}")
 
 
-def _start_theta(problem, kind, tree, rng):
-    if kind == "tree":
-        return problem.theta_of(tree)
-    if kind == "cart":
-        return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
-    if kind == "axis":
-        return problem.theta_of(axis_aligned_tree(problem))
-    if kind == "greedy":
-        return greedy_theta(problem, rng)
-    return random_start(problem, rng)
-
-
-def _history(values, counts, modes):
-    h = np.zeros(len(values), dtype=HISTORY_DTYPE)
-    h["iteration"] = np.arange(len(values))
-    h["value"], h["n_errors"], h["mode"] = values, counts, modes
-    return h
-
-
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin, stop):
-    """One restart; returns a plain dict (picklable for joblib workers), None if stopped first.
+                options, origin, incumbent=None, stop=None):
+    """One restart (:func:`gto.portfolio.run_restart`) under a stop flag; a plain dict
+    (picklable for joblib workers), None if stopped before it began.
 
-    ``origin`` is the wall-clock start of the whole call, for ``time_to_best``;
-    ``stop`` (:class:`~gto._interrupt.StopRequest`) is polled between
-    iterations, and Ctrl-C in this process sets it.
+    ``stop`` (:class:`~gto._interrupt.StopRequest`) is polled between iterations,
+    and Ctrl-C in this process sets it.
     """
+    if stop is None:
+        return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                        callback, options, origin, incumbent)
     if stop.is_set():
         return None
     with stop_on_sigint(stop):
-        run = _run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                           _polling(callback, stop), options, origin)
+        run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                       _polling(callback, stop), options, origin, incumbent)
     if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
         stop.set()
     if stop.is_set():
@@ -155,60 +137,6 @@ def _polling(callback, stop):
     return poll
 
 
-def _run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                 options, origin):
-    t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
-    Theta0 = _start_theta(problem, kind, tree, rng)
-    walk_objective = "product" if method == "frank-wolfe" else objective
-    Z0 = problem.X1 @ Theta0.T
-    walker = walker_from_theta(problem, Theta0, problem.objective(walk_objective, Z0), rng)
-    t_start = time.perf_counter() - t0
-    remaining = None if deadline is None else max(deadline - time.time(), 1e-3)
-    if method == "tabu":
-        res = tabu.search(
-            walker, max_iter=max_iter, random_state=rng, time_limit=remaining,
-            callback=callback, **options,
-        )
-        count, _, Theta_count = walker.best_count
-        found_at = walker.best_count_time
-        Theta_fun = res.x.reshape(problem.D, problem.m)
-        h = res.history
-        modes = np.array(EPTS_MODES)[h["mode"]]
-        counts = np.asarray(walker.counts[: len(h)], dtype=float)
-        history = _history(h["value"], counts, modes)
-        fun, nit, status, message = float(res.fun), int(res.nit), Status(res.status), res.message
-    else:
-        fw_callback = None if callback is None else (lambda k, Th, v: callback(k, None, v))
-        Theta, hist, status, message, fewest = frank_wolfe(
-            problem, walker.blocks, max_iter=max_iter, time_limit=remaining,
-            callback=fw_callback, **options,
-        )
-        final = walker_from_theta(problem, Theta, walker.objective, rng)
-        # the iterate with the fewest errors, moved to a vertex no worse (Theorem 4.1)
-        fewest_vertex = walker_from_theta(problem, fewest[2], walker.objective, rng)
-        candidates = [(*walker.best_count, walker.best_count_time),
-                      (*final.best_count, final.best_count_time),
-                      (*fewest_vertex.best_count, fewest[3])]
-        count, _, Theta_count, found_at = min(candidates, key=lambda c: c[:2])
-        Theta_fun, fun = final.theta(), final.value
-        history = _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw"))
-        nit = len(hist) - 1
-    return {
-        "start": kind,
-        "Theta_count": Theta_count,
-        "Theta_fun": Theta_fun,
-        "fun": fun,
-        "n_errors": count,
-        "nit": nit,
-        "status": status,
-        "message": message,
-        "history": history,
-        "time": {"start": t_start, "total": time.perf_counter() - t0},
-        "time_to_best": found_at - origin,
-    }
-
-
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
@@ -225,13 +153,19 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         "lexicographic" (count first, then the minimum error).
     method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
     p : 1 or 2, the power on the decision errors.
-    max_iter : tabu moves or Frank-Wolfe iterations per restart.
-    time_limit : seconds of wall time for the whole call; the best tree so far
-        is returned when it runs out (likewise on Ctrl-C).
-    restarts : number of starts; the first from ``init``, the others random
-        (the second is the greedy LP tree when the first is the given, CART or
-        axis-aligned tree, and CART after the greedy one with ``max_features``
-        on a complete structure).
+    max_iter : tabu moves or Frank-Wolfe iterations per restart.  Above
+        COARSE_POINTS points the default tabu search runs coarse to fine: the
+        restarts on a stratified subsample of COARSE_POINTS points, then one
+        search on the full data from the best of them, with ``max_iter``
+        moves when ``time_limit`` is given, else ``max(1000, max_iter // 5)``.
+    time_limit : seconds of wall time for the whole call (the whole schedule:
+        COARSE_SHARE of it on the subsample); the best tree so far is returned
+        when it runs out (likewise on Ctrl-C).
+    restarts : number of starts, from the portfolio of :mod:`gto.portfolio`:
+        the ``init`` start, the greedy LP tree, CART of the same shape, the
+        given tree, then kicks of the best tree so far alternating with
+        random trees.  With ``options={"paper": True}``: the ``init`` start,
+        the greedy tree if the first is the given tree, then random trees.
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
@@ -247,8 +181,12 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         complete) or "axis" (the axis-aligned tree with the fewest training
         errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
         structure is complete of depth 1 or 2).
-    options : extra keyword arguments for :func:`tabu.search` or
-        :func:`gto.frank_wolfe.frank_wolfe`.
+    options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
+        exactly as published (one EPTS run per restart, DESIGN §4); otherwise
+        the iterated local search of :mod:`gto.portfolio` with keys
+        ``round_iter``, ``refine``, ``long_steps``.  Other keys are EPTS
+        parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
+        arguments of :func:`gto.frank_wolfe.frank_wolfe`).
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
         decisions on the internally standardised scale (DESIGN §3b; with the
         margin fixed at 1 a wider margin and fewer features, as in the 1-norm
@@ -302,6 +240,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         res.tree.record_training(X_checked, y_checked, w_checked,
                                  feature_names=res.tree.feature_names, target=tree.target)
         return res
+    schedule, _ = split_options(method, options)
     complete = is_complete(tree)
     shallow = complete and tree.sides.shape[1] <= 3
     if init == "cart" and not complete:
@@ -318,43 +257,26 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             "axis" if max_features == 1 and shallow
             and len(problem.y_orig) ** 2 * problem.n ** 2 <= AXIS_WORK_LIMIT else
             "cart" if max_features is not None and complete else "greedy")
-    # the second start: the greedy LP tree, or CART after it for a sparse search
-    kinds = [first] + (["greedy"] if first in ("tree", "cart", "axis") else
-                       ["cart"] if first == "greedy" and max_features is not None and complete
-                       else [])
-    kinds = (kinds + ["random"] * restarts)[:restarts]
-    seeds = _seed_sequence(random_state).spawn(restarts)
+    kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)), complete,
+                        cart_second=first == "greedy" and max_features is not None and complete)
+    seeds = _seed_sequence(random_state).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
     stop = StopRequest()
     sequential = n_jobs == 1 or restarts == 1
     bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
                    quiet=not verbose, force=True)
-    jobs = [
-        delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                             _chain(callback, bar.iteration_callback(r * max_iter)
-                                    if sequential and verbose else None),
-                             dict(options or {}), origin, stop)
-        for r, (kind, seed) in enumerate(zip(kinds, seeds))
-    ]
+    track = (bar, verbose, sequential, restarts, stop)
+    args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
     runs = []
     with bar, verbose_logging(verbose):
         try:
             with stop_on_sigint(stop):
-                if sequential:
-                    for job in jobs:
-                        run = job[0](*job[1], **job[2])
-                        if run is None:
-                            break
-                        runs.append(run)
-                        _report(runs, restarts, verbose, bar, len(runs) * max_iter)
-                        if stop.is_set() or (deadline is not None and time.time() > deadline):
-                            break
+                if schedule["paper"] or problem.N <= COARSE_POINTS:
+                    _run_starts(runs, problem, kinds, seeds[:-1], deadline, n_jobs, track, *args)
                 else:
-                    for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-                        if run is not None:
-                            runs.append(run)
-                            _report(runs, restarts, verbose, bar, len(runs))
+                    _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit,
+                                    track, *args)
         except KeyboardInterrupt:  # a handler of the caller's own, or Ctrl-C outside the searches
             stop.set()
         finally:
@@ -416,6 +338,80 @@ def _expand(tree, fitted, kept):
     full.W, full.gamma = W, gamma
     full.feature_names = fitted.feature_names
     return full
+
+
+def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, objective, method,
+                max_iter, callback, options, origin):
+    """The restarts in rounds (joblib within a round): the starts before the first kick,
+    then pairs; a kick starts from the best tree of the rounds before, so the result
+    does not depend on ``n_jobs``.  Appends to ``runs`` (kept on Ctrl-C); ``track``:
+    the progress bar, verbosity, whether restarts run one by one, and their number."""
+    bar, verbose, sequential, restarts, stop = track
+    first_kick = kinds.index("kick") if "kick" in kinds else len(kinds)
+    bounds = [0] + list(range(first_kick, len(kinds), 2)) + [len(kinds)]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        if lo == hi:
+            continue
+        incumbent = (min(runs, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"]
+                     if runs else None)
+        tick = (lambda r: bar.iteration_callback(r * max_iter)) if sequential and verbose else (
+            lambda r: None)
+        jobs = [delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline,
+                                     seed, _chain(callback, tick(r)), options, origin,
+                                     incumbent if kind == "kick" else None, stop)
+                for r, kind, seed in zip(range(lo, hi), kinds[lo:hi], seeds[lo:hi])]
+        if n_jobs == 1 or len(jobs) == 1:
+            for job in jobs:
+                run = job[0](*job[1], **job[2])
+                if run is None:
+                    return runs
+                runs.append(run)
+                _report(runs, restarts, verbose, bar, len(runs) * (max_iter if sequential else 1))
+                if stop.is_set() or (deadline is not None and time.time() > deadline):
+                    return runs
+        else:
+            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                if run is not None:
+                    runs.append(run)
+                    _report(runs, restarts, verbose, bar, len(runs))
+        if stop.is_set() or (deadline is not None and time.time() > deadline):
+            break
+    return runs
+
+
+def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, track, tree,
+                    objective, method, max_iter, callback, options, origin):
+    """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
+    one search on the full data from the best subsample tree (its vertex is never
+    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
+    one, the full-data search gets ``max(1000, max_iter // 5)`` moves (EPTS rounds and
+    kicks, without the LP refits, which cost most on the full data)."""
+    from sklearn.model_selection import train_test_split
+
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    _, counts = np.unique(y, return_counts=True)
+    stratify = y if counts.min() >= 2 else None
+    idx, _ = train_test_split(np.arange(len(y)), train_size=COARSE_POINTS, stratify=stratify,
+                              random_state=np.random.default_rng(seeds[-1]).integers(2**31))
+    sub = TreeProblem(problem.template, X[idx], y[idx], w[idx], problem.p,
+                      coordinate_rows=problem.n_coord > 0, alpha=problem.alpha,
+                      max_features=problem.max_features)
+    coarse_deadline = None if time_limit is None else origin + COARSE_SHARE * time_limit
+    coarse = _run_starts([], sub, kinds, seeds[:-1], coarse_deadline, n_jobs, track, tree,
+                         objective, method, max_iter, callback, options, origin)
+    if not coarse:
+        return runs
+    best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
+    fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
+    fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
+                       callback, {**options, "refine": False}, origin, None,
+                       track[-1])  # refitted already
+    if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
+        return runs
+    fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
+    fine["nit"] += sum(r["nit"] for r in coarse)
+    runs.append(fine)
+    return runs
 
 
 def _chain(callback, tick):

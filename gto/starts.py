@@ -1,4 +1,5 @@
-"""Starting points: the greedy LP tree (MSMT, paper §6), random vertices, a given tree.
+"""Starting points: the greedy LP tree (MSMT, paper §6), random vertices, kicks of a
+tree, the alternating-LP refinement of a start, CART and axis-aligned trees of the same shape.
 
 All return scaled parameters ``Theta`` (D, n + 1); the crossover turns them
 into a vertex.
@@ -63,9 +64,9 @@ def _robust_lp(problem, points, go_left, rng):
         return float(cost @ np.maximum(0.0, 1.0 - rows @ theta)), theta
 
 
-def greedy_theta(problem, rng=None):
-    """The greedy LP tree: top-down, one robust LP per decision (MSMT, paper §6)."""
-    rng = np.random.default_rng(rng)
+def _top_down(problem, rng, split):
+    """Top-down, one decision at a time (preorder): ``split(points, go_left)`` gives
+    ``(objective, theta)`` for each way of sending the classes left, the best is kept."""
     Theta = np.zeros((problem.D, problem.m))
     reach = {0: np.arange(problem.N)}
     children = problem.template.children
@@ -80,7 +81,7 @@ def greedy_theta(problem, rng=None):
             go_left = np.isin(y, list(to_left))
             if go_left.all() or not go_left.any():
                 continue
-            value, theta = _robust_lp(problem, points, go_left, rng)
+            value, theta = split(points, go_left)
             if best is None or value < best[0]:
                 best = (value, theta)
         Theta[d] = best[1] if best else random_theta(problem, rng, points)
@@ -89,6 +90,60 @@ def greedy_theta(problem, rng=None):
             if kind == "d":
                 reach[child] = reach[d][mask]
     return Theta
+
+
+def greedy_theta(problem, rng=None):
+    """The greedy LP tree: top-down, one robust LP per decision (MSMT, paper §6)."""
+    rng = np.random.default_rng(rng)
+    return _top_down(problem, rng, lambda points, go_left: _robust_lp(problem, points, go_left,
+                                                                        rng))
+
+
+def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
+    """Alternating robust LPs: each decision in turn is refitted with the others fixed.
+
+    For decision d, the points classified correctly only when d sends them
+    left (right) must go left (right); the rest do not care.  The robust LP
+    (:func:`_robust_lp`) separating those replaces decision d when it lowers
+    the weighted misclassified count.  The decisions in ``last`` (a kick's) are
+    refitted after the others, which first adapt to them.  Returns ``(Theta,
+    count)``; never worse.
+    """
+    rng = np.random.default_rng(rng)
+    Theta = np.array(Theta, dtype=float)
+    Zt = np.ascontiguousarray((problem.X1 @ Theta.T).T)
+    count = float(problem.weight @ problem.misclassified(Zt))
+    order = [d for d in range(problem.D) if d not in last] + list(last)
+    for _ in range(rounds):
+        improved = False
+        for d in order:
+            forced = []
+            for side in (-1.0, 1.0):
+                Z = Zt.copy()
+                Z[d] = side
+                forced.append(~problem.misclassified(Z))
+            care = forced[0] != forced[1]
+            if care.sum() < 2 or forced[0][care].all() or forced[1][care].all():
+                continue
+            _, theta = _robust_lp(problem, np.flatnonzero(care), forced[0][care], rng)
+            Z = Zt.copy()
+            Z[d] = problem.X1 @ theta
+            new = float(problem.weight @ problem.misclassified(Z))
+            if new < count:
+                count, Zt, Theta[d], improved = new, Z, theta, True
+        if not improved:
+            break
+    return Theta, count
+
+
+def kick_theta(problem, Theta, rng, n_decisions=1):
+    """A perturbation of ``Theta``: ``n_decisions`` random decisions redrawn through a
+    random point.  Returns ``(Theta, kicked decisions)``."""
+    Theta = np.array(Theta, dtype=float)
+    kicked = rng.choice(problem.D, size=min(n_decisions, problem.D), replace=False).tolist()
+    for d in kicked:
+        Theta[d] = random_theta(problem, rng)
+    return Theta, kicked
 
 
 def random_theta(problem, rng, points=None):

@@ -124,6 +124,155 @@ def _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng):
     return int(E[j]), int(L[j]), float(V[j])
 
 
+class _Memory:
+    """Recency and frequency memory over the walker's variables (module docstring)."""
+
+    def __init__(self, c):
+        self.last_left = np.full(c, _NEVER, dtype=np.int64)
+        self.last_entered = np.full(c, _NEVER, dtype=np.int64)
+        self.F = np.zeros(c, dtype=np.int64)  # frequency memory, see _diversify
+
+    def record(self, e, l, it):
+        """Move (e, l) made at iteration ``it``."""
+        self.last_entered[e] = self.last_left[l] = it
+        self.F[l] += it
+        self.F[e] -= it
+
+
+def _parameters(walker, max_iter, tenure_enter, tenure_leave, delta, stagnation,
+                diversification):
+    """Validated ``(max_iter, c, tenure_enter, tenure_leave, k_stag, m_div)``."""
+    if not isinstance(walker, Walker):
+        raise TypeError("walker must implement tabu.Walker")
+    max_iter = int(max_iter)
+    if max_iter < 0:
+        raise ValueError("max_iter must be nonnegative")
+    c = int(walker.n_variables)
+    te0, tl0 = default_tenures(c)
+    te = te0 if tenure_enter is None else int(tenure_enter)
+    tl = tl0 if tenure_leave is None else int(tenure_leave)
+    if te < 0 or tl < 0 or not (delta >= 0 and stagnation > 0 and diversification > 0):
+        raise ValueError("tenures and delta must be nonnegative, stagnation and diversification positive")
+    return (max_iter, c, te, tl, max(1, math.ceil(stagnation * c)),
+            max(1, math.ceil(diversification * c)))
+
+
+def _scan(walker, cand, it, thr, asp, te, tl, mem):
+    """First admissible improving move of the candidate list, re-evaluated in order;
+    entries no longer valid or improving are dropped (so is the one taken)."""
+    i = 0
+    while i < len(cand):
+        e = cand[i]
+        l, v = walker.evaluate(e)
+        if l < 0 or not v < thr:
+            del cand[i]
+        elif (it - mem.last_left[e] <= te or it - mem.last_entered[l] <= tl) and not v < asp:
+            i += 1
+        else:
+            del cand[i]
+            return e, l, v
+    return None
+
+
+class _Clock:
+    """The time limit, checked every few iterations (at most 64 apart)."""
+
+    def __init__(self, time_limit):
+        self.deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
+        self.next_check, self.step, self.last = 1, 1, time.perf_counter()
+
+    def expired(self, it):
+        if self.deadline is None or it < self.next_check:
+            return False
+        now = time.perf_counter()
+        if now >= self.deadline:
+            return True
+        self.step = min(64, self.step * 2) if now - self.last < 0.01 else max(1, self.step // 2)
+        self.next_check, self.last = it + self.step, now
+        return False
+
+
+class _State:
+    """The search's moving parts: current and best values, candidate list, mode."""
+
+    def __init__(self, walker, max_iter, rho):
+        self.cur = float(walker.value)
+        if math.isnan(self.cur):  # a NaN start is worse than anything: any finite vertex improves
+            self.cur = math.inf
+        finite = math.isfinite(self.cur)
+        self.rho = (max(abs(self.cur), 1.0) if finite else 1.0) if rho is None else float(rho)
+        self.best, self.best_it, self.best_x, self.best_basis, self.unsaved = (
+            self.cur, 0, None, None, True)
+        self.hv, self.hb, self.hm = [0.0] * (max_iter + 1), [0.0] * (max_iter + 1), bytearray(
+            max_iter + 1)
+        self.hv[0] = self.hb[0] = self.cur
+        self.cand, self.orig, self.remake = [], 0, True
+        self.mode, self.div_left, self.window = IMPROVE, 0, 0
+        self.done, self.status, self.n_remakes = 0, ITERATION_LIMIT, 0
+
+
+def _next_move(walker, st, it, te, tl, mem, tol, rng):
+    """The move of iteration ``it``: candidate list in improvement mode, eq. 25 otherwise."""
+    thr = st.cur - tol * (abs(st.cur) if abs(st.cur) > 1.0 else 1.0) if st.cur < math.inf else st.cur
+    asp = (st.best - tol * (abs(st.best) if abs(st.best) > 1.0 else 1.0) if st.best < math.inf
+           else st.best)
+    if st.mode != IMPROVE:
+        return _diversify(walker, it, asp, te, tl, mem.last_left, mem.last_entered, mem.F, st.rho,
+                          rng)
+    move = None if st.remake else _scan(walker, st.cand, it, thr, asp, te, tl, mem)
+    if move is None:
+        move, st.cand, st.orig = _remake(walker, it, thr, asp, te, tl, mem.last_left,
+                                         mem.last_entered, mem.F, rng)
+        st.n_remakes += 1
+    st.remake = not st.cand or len(st.cand) * 8 < st.orig
+    return move
+
+
+def _apply(walker, st, move, it, mem):
+    """Make the move and update the memories, the best vertex and the history."""
+    e, l, v = move
+    if st.unsaved and not v < st.best:
+        st.best_x, st.best_basis, st.unsaved = walker.x, walker.basis(), False
+    walker.pivot(e, l)
+    mem.record(e, l, it)
+    st.cur = v
+    if v < st.best:
+        st.best, st.best_it, st.unsaved = v, it, True
+    st.hv[it], st.hb[it], st.hm[it] = v, st.best, st.mode
+    st.done = it
+
+
+def _switch_mode(st, it, k_stag, m_div, delta, zero_scale):
+    """Diversification ends after m moves; stagnation of the best over k moves starts it."""
+    if st.mode == DIVERSIFY:
+        st.div_left -= 1
+        if st.div_left == 0:
+            st.mode, st.remake, st.window = IMPROVE, True, it
+    elif it - st.window >= k_stag:
+        ref = st.hb[it - k_stag]
+        if abs(st.best - ref) <= delta * max(abs(ref), zero_scale):
+            st.mode, st.div_left = DIVERSIFY, m_div
+
+
+def _result(walker, st, te, tl, k_stag, m_div):
+    if st.unsaved:
+        st.best_x, st.best_basis = walker.x, walker.basis()
+    if not math.isfinite(st.best):
+        st.status, st.best = NAN_VALUE, math.nan
+    n = st.done + 1
+    history = np.empty(n, dtype=HISTORY_DTYPE)
+    history["iteration"] = np.arange(n)
+    history["value"] = st.hv[:n]
+    history["best"] = st.hb[:n]
+    history["mode"] = np.frombuffer(bytes(st.hm[:n]), dtype=np.int8)
+    return OptimizeResult(x=st.best_x, fun=st.best, basis=st.best_basis,
+                          best_iteration=st.best_it, nit=st.done, history=history,
+                          status=st.status, success=st.status in (ITERATION_LIMIT, TIME_LIMIT, CALLBACK),
+                          message=MESSAGES[st.status], tenure_enter=te, tenure_leave=tl,
+                          stagnation_window=k_stag, diversification_moves=m_div, rho=st.rho,
+                          n_remakes=st.n_remakes)
+
+
 def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit=None,
            callback=None, *, tenure_enter=None, tenure_leave=None, delta=0.02, stagnation=0.10,
            diversification=0.15, rho=None, tol=1e-12, zero_scale=1e-12) -> OptimizeResult:
@@ -162,117 +311,30 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
         ``tenure_enter``, ``tenure_leave``, ``stagnation_window`` (k),
         ``diversification_moves`` (m), ``rho``; ``n_remakes``.
     """
-    if not isinstance(walker, Walker):
-        raise TypeError("walker must implement tabu.Walker")
-    max_iter = int(max_iter)
-    if max_iter < 0:
-        raise ValueError("max_iter must be nonnegative")
-    c = int(walker.n_variables)
-    te0, tl0 = default_tenures(c)
-    te = te0 if tenure_enter is None else int(tenure_enter)
-    tl = tl0 if tenure_leave is None else int(tenure_leave)
-    if te < 0 or tl < 0 or not (delta >= 0 and stagnation > 0 and diversification > 0):
-        raise ValueError("tenures and delta must be nonnegative, stagnation and diversification positive")
-    k_stag = max(1, math.ceil(stagnation * c))
-    m_div = max(1, math.ceil(diversification * c))
+    max_iter, c, te, tl, k_stag, m_div = _parameters(walker, max_iter, tenure_enter, tenure_leave,
+                                                     delta, stagnation, diversification)
     rng = np.random.default_rng(random_state)
-
-    last_left = np.full(c, _NEVER, dtype=np.int64)
-    last_entered = np.full(c, _NEVER, dtype=np.int64)
-    F = np.zeros(c, dtype=np.int64)  # frequency memory, see _diversify
-    cur = float(walker.value)
-    if math.isnan(cur):  # a NaN start is worse than anything: any finite vertex improves on it
-        cur = math.inf
-    rho = (max(abs(cur), 1.0) if math.isfinite(cur) else 1.0) if rho is None else float(rho)
-    best, best_it, best_x, best_basis, unsaved = cur, 0, None, None, True
-    hv, hb, hm = [0.0] * (max_iter + 1), [0.0] * (max_iter + 1), bytearray(max_iter + 1)
-    hv[0] = hb[0] = cur
-    cand, orig, remake = [], 0, True
-    mode, div_left, window = IMPROVE, 0, 0
-    done, status, n_remakes = 0, ITERATION_LIMIT, 0
-    clock = time.perf_counter
-    deadline = None if time_limit is None else clock() + float(time_limit)
-    next_check, check_step, last_check = 1, 1, clock()
+    mem, st, clock = _Memory(c), _State(walker, max_iter, rho), _Clock(time_limit)
     try:
-        while done < max_iter:
-            it = done + 1
-            thr = cur - tol * (abs(cur) if abs(cur) > 1.0 else 1.0) if cur < math.inf else cur
-            asp = best - tol * (abs(best) if abs(best) > 1.0 else 1.0) if best < math.inf else best
-            move = None
-            if mode == IMPROVE:
-                if not remake:
-                    i = 0
-                    while i < len(cand):
-                        e = cand[i]
-                        l, v = walker.evaluate(e)
-                        if l < 0 or not v < thr:
-                            del cand[i]
-                        elif (it - last_left[e] <= te or it - last_entered[l] <= tl) and not v < asp:
-                            i += 1
-                        else:
-                            del cand[i]
-                            move = (e, l, v)
-                            break
-                if move is None:
-                    move, cand, orig = _remake(walker, it, thr, asp, te, tl, last_left, last_entered,
-                                               F, rng)
-                    n_remakes += 1
-                remake = not cand or len(cand) * 8 < orig
-            else:
-                move = _diversify(walker, it, asp, te, tl, last_left, last_entered, F, rho, rng)
+        while st.done < max_iter:
+            it = st.done + 1
+            move = _next_move(walker, st, it, te, tl, mem, tol, rng)
             if move is None:
-                status = NO_MOVE
+                st.status = NO_MOVE
                 break
-            e, l, v = move
-            if unsaved and not v < best:
-                best_x, best_basis, unsaved = walker.x, walker.basis(), False
-            walker.pivot(e, l)
-            last_entered[e] = last_left[l] = it
-            F[l] += it
-            F[e] -= it
-            cur = v
-            if v < best:
-                best, best_it, unsaved = v, it, True
-            hv[it], hb[it], hm[it] = v, best, mode
-            done = it
-            if mode == DIVERSIFY:
-                div_left -= 1
-                if div_left == 0:
-                    mode, remake, window = IMPROVE, True, it
-            elif it - window >= k_stag:
-                ref = hb[it - k_stag]
-                if abs(best - ref) <= delta * max(abs(ref), zero_scale):
-                    mode, div_left = DIVERSIFY, m_div
-            if callback is not None and callback(it, walker, best):
-                status = CALLBACK
+            _apply(walker, st, move, it, mem)
+            _switch_mode(st, it, k_stag, m_div, delta, zero_scale)
+            if callback is not None and callback(it, walker, st.best):
+                st.status = CALLBACK
                 break
-            if deadline is not None and it >= next_check:
-                now = clock()
-                if now >= deadline:
-                    status = TIME_LIMIT
-                    break
-                check_step = min(64, check_step * 2) if now - last_check < 0.01 else max(1, check_step // 2)
-                next_check, last_check = it + check_step, now
+            if clock.expired(it):
+                st.status = TIME_LIMIT
+                break
     except KeyboardInterrupt:
-        status = INTERRUPTED
-        if unsaved:
-            best = min(best, float(walker.value))
-    if unsaved:
-        best_x, best_basis = walker.x, walker.basis()
-    if not math.isfinite(best):
-        status, best = NAN_VALUE, math.nan
-
-    n = done + 1
-    history = np.empty(n, dtype=HISTORY_DTYPE)
-    history["iteration"] = np.arange(n)
-    history["value"] = hv[:n]
-    history["best"] = hb[:n]
-    history["mode"] = np.frombuffer(bytes(hm[:n]), dtype=np.int8)
-    return OptimizeResult(x=best_x, fun=best, basis=best_basis, best_iteration=best_it, nit=done,
-                          history=history, status=status, success=status in (ITERATION_LIMIT, TIME_LIMIT, CALLBACK),
-                          message=MESSAGES[status], tenure_enter=te, tenure_leave=tl,
-                          stagnation_window=k_stag, diversification_moves=m_div, rho=rho,
-                          n_remakes=n_remakes)
+        st.status = INTERRUPTED
+        if st.unsaved:
+            st.best = min(st.best, float(walker.value))
+    return _result(walker, st, te, tl, k_stag, m_div)
 
 
 def epts(fun, A_ub=None, b_ub=None, A_eq=None, b_eq=None, bounds=(0, None), max_iter=10_000,

@@ -22,22 +22,22 @@ def test_table1_quick_through_the_gto_command(tmp_path, capsys):
     rows = read(tmp_path / "table1-quick.csv")
     datasets = [*problems.DATASETS, "synthetic-5d", "synthetic-10d", "synthetic-20d"]
     assert list(dict.fromkeys(r["dataset"] for r in rows)) == datasets
-    assert [r["arm"] for r in rows[:4]] == ["FW", "EPTS", "C4.5", "CART-d2"]
-    assert len(rows) == len(datasets) * 4 and not any(r["failed"] for r in rows)
+    assert [r["arm"] for r in rows[:5]] == ["FW", "EPTS", "EPTS default", "C4.5", "CART-d2"]
+    assert len(rows) == len(datasets) * 5 and not any(r["failed"] for r in rows)
     for r in rows:
         assert 0 <= float(r["train_error"]) <= 100 and 0 <= float(r["test_error"]) <= 100
         assert int(r["decisions"]) >= 1
-    assert all(r["decisions"] == "3" for r in rows if r["arm"] in ("FW", "EPTS"))
+    assert all(r["decisions"] == "3" for r in rows if r["arm"] in ("FW", "EPTS", "EPTS default"))
     md = (tmp_path / "table1-quick.md").read_text()
     assert md.strip() == out.strip()
     table = [line for line in md.splitlines() if line.startswith("| ")]
     assert table[0].startswith("| data | arm | train % paper | train % ours | test % paper")
-    assert len(table) == 1 + len(datasets) * 4
+    assert len(table) == 1 + len(datasets) * 5
     # the paper's figures sit beside ours (problems.paper_table), n/a for arms it lacks
     assert "| heart | FW | 17.7 | " in md and "| 17.8 | " in md
     for line in table[1:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
-        assert (cells[2::2] == ["n/a"] * 3) == (cells[1] == "CART-d2")
+        assert (cells[2::2] == ["n/a"] * 3) == (cells[1] in ("CART-d2", "EPTS default"))
     assert "RPI Math Report 214" in md
 
 

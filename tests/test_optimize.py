@@ -84,12 +84,12 @@ def test_result_fields_and_history():
 def test_reproducible_and_parallel_restarts_agree():
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(FIG2, X.shape[1])
-    kw = dict(max_iter=300, restarts=3, random_state=7)
+    kw = dict(max_iter=300, restarts=5, random_state=7)
     a = gto.optimize(tree, X, y, n_jobs=1, **kw)
     b = gto.optimize(tree, X, y, n_jobs=2, **kw)
     assert a.n_errors == b.n_errors and a.fun == b.fun
     assert np.allclose(a.tree.W, b.tree.W)
-    assert [r["start"] for r in a.restarts] == ["greedy", "random", "random"]
+    assert [r["start"] for r in a.restarts] == ["greedy", "cart", "random", "kick", "random"]
     assert a.n_errors == min(r["n_errors"] for r in a.restarts)
 
 
@@ -167,7 +167,9 @@ def test_string_labels_and_sample_weight():
         ({"max_iter": -1}, ValueError, "max_iter"),
         ({"restarts": 0}, ValueError, "restarts"),
         ({"time_limit": 0}, ValueError, "time_limit"),
-        ({"init": "carts"}, ValueError, "init"),
+        ({"init": "bogus"}, ValueError, "init"),
+        ({"options": {"round_iter": 0}}, ValueError, "round_iter"),
+        ({"options": {"long_steps": -1}}, ValueError, "long_steps"),
         ({"alpha": -0.1}, ValueError, "alpha"),
         ({"alpha": float("nan")}, ValueError, "alpha"),
         ({"max_features": 0}, ValueError, "max_features"),

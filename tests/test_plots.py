@@ -75,7 +75,8 @@ def test_convergence_draws_every_restart_and_the_best_so_far():
     X, y = problems.load("liver")
     tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
     runs = [gto.optimize(tree, X, y, method=m, init="random", max_iter=150, restarts=3,
-                         random_state=0) for m in ("tabu", "frank-wolfe")]
+                         random_state=0, options={"paper": True})  # three random restarts
+            for m in ("tabu", "frank-wolfe")]
     fig = plots.convergence(runs, labels=["EPTS", "FW"])
     ax_value, ax_count = fig.axes
     assert len(ax_count.lines) == 2 * (3 + 1)  # three restarts and one best-so-far line each

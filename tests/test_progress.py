@@ -84,7 +84,7 @@ def test_verbose_optimize_draws_a_bar_and_logs_each_restart(capsys, caplog):
     err = capsys.readouterr().err
     assert "gto.optimize" in err and "100/100" in err
     lines = [r.getMessage() for r in caplog.records if r.name == "gto"]
-    assert len(lines) == 2 and lines[1].startswith("restart 2/2 (random start)")
+    assert len(lines) == 2 and lines[1].startswith("restart 2/2 (cart start)")  # the portfolio
     assert f"{res.restarts[1]['n_errors']:g} errors" in lines[1]
     clf = gto.GTOClassifier(max_iter=30, random_state=0, verbose=1).fit(X, y)
     assert "gto.optimize" in capsys.readouterr().err and clf.n_iter_ == 30

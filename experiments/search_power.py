@@ -1,0 +1,164 @@
+"""Search power of ``gto.optimize`` on planted trees (issue 11).
+
+Data: the paper's planted three-decision tree (Figure 2 structure
+``((0, 1), (0, 1))``, ``problems.synthetic``), d = 8 features, points uniform
+in the unit cube, 5 % of the labels flipped, so the planted tree's training
+error is about 5 % and the optimum is at most that.  For each N and seed,
+``gto.optimize`` runs from the greedy LP start (``init="greedy"``) and from a
+depth-2 CART tree (the fitted scikit-learn tree given as the tree; where all its
+leaves are of one class, its splits placed on the Figure 2 shape); the table
+gives the training error divided by the planted tree's, seconds and moves.
+
+Ground truth on small cases: the exact MIP optimum (``gto.mip.solve``) of the
+same structure at N <= 60, against ``gto.optimize``'s default result.
+
+    python -m experiments.search_power                       # full run
+    python -m experiments.search_power --sizes 768 --seeds 3 --mip-seeds 0
+
+Prints one JSON line per run, then markdown tables.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
+
+import gto
+import problems
+from gto.problem import TreeProblem
+from gto.starts import cart_tree
+
+STRUCTURE = ((0, 1), (0, 1))
+SIZES = (768, 7_680, 76_800)
+N_FEATURES = 8
+NOISE = 0.05
+
+
+def planted(n, seed, n_features=N_FEATURES, noise=NOISE):
+    """``(X, y, planted_tree)``: ``problems.synthetic`` data with ``noise`` of the labels flipped."""
+    data = problems.synthetic(n_features, n_train=n, n_test=0, random_state=seed)
+    rng = np.random.default_rng([seed, 1])
+    y = data.y_train.copy()
+    flip = rng.choice(n, size=int(round(noise * n)), replace=False)
+    y[flip] = 1 - y[flip]
+    return data.X_train, y, data.tree
+
+
+def start_tree(kind, X, y, seed):
+    """The tree handed to ``gto.optimize`` and its ``init``: greedy LP start or depth-2 CART."""
+    shape = gto.Tree.from_structure(STRUCTURE, X.shape[1])
+    if kind == "greedy":
+        return shape, "greedy"
+    cart = DecisionTreeClassifier(max_depth=2, random_state=seed).fit(X, y)
+    if len(set(gto.Tree.from_sklearn(cart).leaf_classes.tolist())) > 1:
+        return cart, "auto"
+    # every leaf of one class: CART's splits placed on the Figure 2 shape instead
+    return cart_tree(TreeProblem(shape, X, y), seed), "tree"
+
+
+def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None):
+    """One search; a JSON-ready row."""
+    X, y, tree = planted(n, seed)
+    planted_errors = int(tree.n_errors(X, y))
+    start, init = start_tree(kind, X, y, seed)
+    kwargs = {} if max_iter is None else {"max_iter": max_iter}
+    t0 = time.perf_counter()
+    res = gto.optimize(start, X, y, init=init, random_state=seed, time_limit=time_limit,
+                       options=options, **kwargs)
+    seconds = time.perf_counter() - t0
+    errors = int(res.tree.n_errors(X, y))  # literal tree walk
+    return {"n": n, "seed": seed, "start": kind, "planted_errors": planted_errors,
+            "start_errors": int(res.start_n_errors), "errors": errors,
+            "ratio": errors / max(planted_errors, 1), "seconds": seconds, "nit": int(res.nit),
+            "time_limit": time_limit}
+
+
+def run_mip(n, seed, mip_time, options=None, n_features=2):
+    """Small case: ``gto.optimize`` default result against the MIP optimum."""
+    X, y, _ = planted(n, seed, n_features)
+    tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
+    t0 = time.perf_counter()
+    res = gto.optimize(tree, X, y, random_state=seed, options=options)
+    seconds = time.perf_counter() - t0
+    errors = int(res.tree.n_errors(X, y))
+    mip = gto.mip.solve(tree, X, y, time_limit=mip_time, warm_start=res.tree)
+    optimal = mip.status == "optimal" or (mip.bound is not None
+                                          and np.ceil(mip.bound - 1e-6) >= mip.n_errors)
+    return {"n": n, "d": X.shape[1], "seed": seed, "errors": errors, "mip_errors": int(mip.n_errors),
+            "mip_bound": float(mip.bound), "mip_optimal": bool(optimal),
+            "equal": errors == int(mip.n_errors) and bool(optimal), "seconds": seconds}
+
+
+def summary(rows):
+    """Markdown: per N and start, worst and mean ratio, seconds, moves."""
+    lines = ["| N | start | ratio per seed | worst ratio | seconds (max) | moves (mean) |",
+             "|---|---|---|---|---|---|"]
+    keys = sorted({(r["n"], r["start"]) for r in rows})
+    for n, kind in keys:
+        sel = [r for r in rows if r["n"] == n and r["start"] == kind]
+        ratios = " ".join(f"{r['ratio']:.2f}" for r in sel)
+        lines.append(f"| {n} | {kind} | {ratios} | {max(r['ratio'] for r in sel):.2f} | "
+                     f"{max(r['seconds'] for r in sel):.2f} | "
+                     f"{np.mean([r['nit'] for r in sel]):.0f} |")
+    return "\n".join(lines)
+
+
+def mip_summary(rows):
+    eq = sum(r["equal"] for r in rows)
+    lines = ["| N | seed | gto errors | MIP errors | MIP optimal | equal |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['n']} | {r['seed']} | {r['errors']} | {r['mip_errors']} | "
+              f"{r['mip_optimal']} | {r['equal']} |" for r in rows]
+    lines.append(f"\nequal to the MIP optimum: {eq} of {len(rows)}")
+    return "\n".join(lines)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="python -m experiments.search_power",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", type=int, nargs="*", default=list(SIZES))
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--starts", nargs="*", default=["greedy", "cart"])
+    p.add_argument("--time-limit", type=float, default=None,
+                   help="time_limit for N > 768 (default: 60 s at N >= 76 800, none below)")
+    p.add_argument("--max-iter", type=int, default=None, help="max_iter (default: optimize's)")
+    p.add_argument("--mip-n", type=int, default=60, help="N of the MIP ground-truth cases")
+    p.add_argument("--mip-features", type=int, default=2,
+                   help="features of the MIP cases (with 8, 60 points are separable)")
+    p.add_argument("--mip-seeds", type=int, default=10)
+    p.add_argument("--mip-time", type=float, default=60.0)
+    p.add_argument("--paper", action="store_true",
+                   help="run the paper's Algorithm 5.2 configuration (options={'paper': True})")
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    options = {"paper": True} if args.paper else None
+    rows, mips = [], []
+    with threadpool_limits(1):  # one core
+        for n in args.sizes:
+            limit = args.time_limit if args.time_limit is not None else (
+                60.0 if n >= 76_800 else None)
+            limit = None if n <= 768 else limit
+            for seed in range(args.seeds):
+                for kind in args.starts:
+                    rows.append(run_one(n, seed, kind, limit, options, args.max_iter))
+                    print(json.dumps(rows[-1]), flush=True)
+        for seed in range(args.mip_seeds):
+            mips.append(run_mip(args.mip_n, seed, args.mip_time, options, args.mip_features))
+            print(json.dumps(mips[-1]), flush=True)
+    if rows:
+        print("\nTraining error / planted tree's error (d = 8, 5 % label noise)\n")
+        print(summary(rows))
+    if mips:
+        print(f"\nSmall planted cases (N = {args.mip_n}, d = {args.mip_features}): "
+              "gto.optimize vs exact MIP\n")
+        print(mip_summary(mips))
+
+
+if __name__ == "__main__":
+    main()

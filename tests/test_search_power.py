@@ -1,0 +1,107 @@
+"""Start portfolio, refinement, coarse-to-fine schedule and the paper's configuration (issue 11)."""
+import time
+
+import numpy as np
+import pytest
+
+import gto
+import importlib
+
+gopt = importlib.import_module("gto.optimize")
+import problems
+import tabu
+from gto.portfolio import start_kinds
+from gto.problem import TreeProblem
+from gto.starts import greedy_theta, kick_theta, refine_theta
+from gto.walker import walker_from_theta
+
+FIG2 = ((0, 1), (0, 1))
+
+
+def _planted(n, n_features, seed):
+    data = problems.synthetic(n_features, n_train=n, n_test=0, random_state=seed)
+    return data.X_train, data.y_train, data.tree
+
+
+def test_start_kinds():
+    assert start_kinds("tree", 6, False, True) == ["tree", "greedy", "cart", "kick", "random",
+                                                   "kick"]
+    assert start_kinds("greedy", 5, False, True) == ["greedy", "cart", "tree", "kick", "random"]
+    assert start_kinds("greedy", 1, False, False) == ["greedy"]
+    assert start_kinds("tree", 4, True, True) == ["tree", "greedy", "random", "random"]
+    assert start_kinds("greedy", 3, False, False, complete=False) == ["greedy", "kick", "random"]
+    assert start_kinds("greedy", 3, True, False, cart_second=True) == ["greedy", "cart", "random"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_refinement_repairs_a_kicked_decision(seed):
+    """A separable planted tree with one decision redrawn: alternating LPs find a tree
+    without errors again; never worse than the start, counted by a literal tree walk."""
+    X, y, tree = _planted(300, 3, seed)
+    problem = TreeProblem(gto.Tree.from_structure(FIG2, 3), X, y)
+    rng = np.random.default_rng(seed)
+    start = 0
+    while start == 0:  # a kick that matters
+        Theta, kicked = kick_theta(problem, problem.theta_of(tree), rng)
+        start = problem.tree_of(Theta).n_errors(X, y)
+    refined, count = refine_theta(problem, Theta, rng, last=[d for d in range(3) if d not in kicked])
+    assert count == problem.tree_of(refined).n_errors(X, y) <= start
+    assert count == 0
+
+
+def test_paper_configuration_is_algorithm_5_2_unchanged():
+    """options={'paper': True}: one EPTS run from the greedy start's vertex, nothing else."""
+    X, y = problems.load("heart")
+    tree = gto.Tree.from_structure(FIG2, X.shape[1])
+    res = gto.optimize(tree, X, y, init="greedy", max_iter=400, random_state=3,
+                       options={"paper": True})
+    seed = np.random.SeedSequence(3).spawn(2)[0]
+    rng = np.random.default_rng(seed)
+    problem = TreeProblem(tree, X, y)
+    walker = walker_from_theta(problem, greedy_theta(problem, rng),
+                               problem.objective("product"), rng)
+    direct = tabu.search(walker, max_iter=400, random_state=rng)
+    assert res.nit == direct.nit == 400
+    np.testing.assert_array_equal(res.history["value"], direct.history["value"])
+    assert res.n_errors == problem.tree_of(walker.best_count[2]).n_errors(X, y)
+
+
+def test_default_search_beats_the_paper_run_on_planted_data():
+    """Same start and moves: the default search ends no worse than the paper's run,
+    both counted by a literal tree walk, and reaches the planted tree's error."""
+    rng = np.random.default_rng(0)
+    X, y, tree = _planted(400, 4, 0)
+    flip = rng.choice(400, 20, replace=False)
+    y = y.copy()
+    y[flip] = 1 - y[flip]
+    start = gto.Tree.from_structure(FIG2, 4)
+    paper = gto.optimize(start, X, y, init="greedy", max_iter=2000, random_state=0,
+                         options={"paper": True})
+    default = gto.optimize(start, X, y, init="greedy", max_iter=2000, random_state=0)
+    assert default.tree.n_errors(X, y) <= paper.tree.n_errors(X, y)
+    assert default.tree.n_errors(X, y) <= tree.n_errors(X, y)
+
+
+def test_coarse_to_fine_schedule(monkeypatch):
+    """Past COARSE_POINTS points: subsample first, then the full data; never worse than
+    the tree given, and the time limit holds for the whole schedule."""
+    monkeypatch.setattr(gopt, "COARSE_POINTS", 300)
+    X, y, tree = _planted(1500, 3, 1)
+    start = gto.Tree.from_structure(FIG2, 3, W=np.eye(3), gamma=np.full(3, 0.5))
+    res = gto.optimize(start, X, y, max_iter=600, random_state=0)
+    assert res.restarts[0]["start"] == "tree" and len(res.restarts) == 1
+    assert res.n_errors == res.tree.n_errors(X, y) <= start.n_errors(X, y)
+    t0 = time.perf_counter()
+    res = gto.optimize(start, X, y, max_iter=10**7, time_limit=1.0, random_state=0, restarts=3)
+    assert time.perf_counter() - t0 < 4.0 and res.status == 1
+    assert res.tree.n_errors(X, y) <= start.n_errors(X, y)
+
+
+def test_paper_option_with_frank_wolfe():
+    """The paper's configuration is accepted by both methods (Table 1 passes it to both)."""
+    X, y = problems.load("heart")
+    tree = gto.Tree.from_structure(FIG2, X.shape[1])
+    a = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0,
+                     options={"paper": True})
+    b = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0)
+    assert a.n_errors == b.n_errors == a.tree.n_errors(X, y) and a.nit == b.nit
