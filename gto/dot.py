@@ -7,6 +7,10 @@ def _quote(text):
 
 
 def _hyperplane(tree, d, names, precision):
+    if tree.subsets[d] is not None:
+        from .tree import subset_text
+
+        return subset_text(tree, d, names)
     terms = [f"{w:+.{precision}g}*{names[j]}" for j, w in enumerate(tree.W[d]) if w != 0]
     lhs = " ".join(terms).lstrip("+") if terms else "0"
     return f"{lhs} <= {tree.gamma[d]:.{precision}g}"

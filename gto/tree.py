@@ -3,6 +3,14 @@
 A tree has D decisions and D + 1 leaves.  Decision d is a hyperplane
 (w_d, gamma_d); a point goes left when ``x @ w_d - gamma_d <= 0``.  Decisions
 are numbered in preorder, leaves left to right.
+
+Subset decisions (categorical features, Günlük et al.).  ``subsets[d]`` is
+``None`` for a hyperplane or ``(f, values)``: the point goes left when its
+feature ``f`` is one of ``values`` (numbers or strings, as in ``X``), and
+right otherwise (also for a value never seen).  The row ``W[d]`` of a subset
+decision is zero.  Such a tree predicts on arrays holding strings too
+(object arrays, DataFrames); its JSON adds ``"subsets": [null | [f, [values]]]``
+and its text reads ``colour in {red, blue}``.
 """
 from __future__ import annotations
 
@@ -72,14 +80,18 @@ class Tree:
     gamma : array (D,), optional
         Decision thresholds.
 
+    subsets : list of None or (feature, values), optional
+        Per decision: None for the hyperplane, or a subset decision "feature
+        in values goes left" (module docstring).
+
     Attributes
     ----------
-    W, gamma, leaf_classes, n_decisions, n_leaves, n_features
+    W, gamma, subsets, leaf_classes, n_decisions, n_leaves, n_features
     paths : list of (L(k), G(k)) per leaf: decisions where the path turns
         left and right.
     """
 
-    def __init__(self, structure, n_features, W=None, gamma=None):
+    def __init__(self, structure, n_features, W=None, gamma=None, subsets=None):
         if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral):
             raise TypeError(f"n_features must be an int, got {type(n_features).__name__}")
         if n_features < 1:
@@ -92,6 +104,7 @@ class Tree:
         D = len(self._children)
         self.W = np.zeros((D, self.n_features)) if W is None else W
         self.gamma = np.zeros(D) if gamma is None else gamma
+        self.subsets = subsets
         self._sides = self._side_matrix()
 
     # -- structure ---------------------------------------------------------
@@ -178,6 +191,19 @@ class Tree:
             raise ValueError("gamma contains NaN or inf")
         self._gamma = gamma
 
+    @property
+    def subsets(self):
+        return self._subsets
+
+    @subsets.setter
+    def subsets(self, value):
+        self._subsets = check_subsets(value, len(self._children), self.n_features)
+
+    @property
+    def has_subsets(self):
+        """True when some decision is a subset test."""
+        return any(s is not None for s in self._subsets)
+
     # -- constructors ------------------------------------------------------
     @classmethod
     def from_structure(cls, spec, n_features, W=None, gamma=None):
@@ -240,11 +266,17 @@ class Tree:
         return cls(spec, n, W=np.array(W_rows), gamma=np.array(gammas))
 
     def copy(self):
-        return Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy())
+        return Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy(),
+                    subsets=self.subsets)
 
     # -- prediction --------------------------------------------------------
     def decision_values(self, X):
-        """``X @ W.T - gamma``: (N, D) signed decision values."""
+        """``X @ W.T - gamma``: (N, D) signed decision values.
+
+        A subset decision's value is -1 (feature in the set: left) or +1.
+        """
+        if self.has_subsets:
+            return subset_decision_values(self, X)
         X = check_X(X, self.n_features)
         return X @ self.W.T - self.gamma
 
@@ -264,10 +296,10 @@ class Tree:
 
     def n_errors(self, X, y, sample_weight=None):
         """(Weighted) number of misclassified points under the strict rule."""
-        X = check_X(X, self.n_features)
-        y = check_labels(y, len(X))
-        w = check_sample_weight(sample_weight, len(X))
-        wrong = self.predict(X) != y
+        pred = self.predict(X)
+        y = check_labels(y, len(pred))
+        w = check_sample_weight(sample_weight, len(pred))
+        wrong = pred != y
         total = float(np.sum(w[wrong]))
         return int(round(total)) if sample_weight is None else total
 
@@ -281,6 +313,7 @@ class Tree:
             "n_features": self.n_features,
             "W": self.W.tolist(),
             "gamma": self.gamma.tolist(),
+            **({"subsets": subsets_to_json(self.subsets)} if self.has_subsets else {}),
         }
 
     @classmethod
@@ -293,7 +326,8 @@ class Tree:
         missing = {"structure", "n_features", "W", "gamma"} - set(data)
         if missing:
             raise ValueError(f"gto model is missing {sorted(missing)}")
-        return cls(_to_tuples(data["structure"]), data["n_features"], W=data["W"], gamma=data["gamma"])
+        return cls(_to_tuples(data["structure"]), data["n_features"], W=data["W"], gamma=data["gamma"],
+                   subsets=subsets_from_json(data.get("subsets")))
 
     def save(self, path):
         """Write the tree as JSON, atomically (temporary file, then rename)."""
@@ -334,7 +368,8 @@ class Tree:
                 lines.append(f"{pad}class {self.leaf_classes[i].item()!r}  [leaf {i}]")
                 return
             left, right = self._children[i]
-            lines.append(f"{pad}if {hyperplane(i)}:  [decision {i}]")
+            test = hyperplane(i) if self.subsets[i] is None else subset_text(self, i, names)
+            lines.append(f"{pad}if {test}:  [decision {i}]")
             walk(left, indent + 1)
             lines.append(f"{pad}else:")
             walk(right, indent + 1)
@@ -350,6 +385,99 @@ class Tree:
             f"Tree(structure={self.structure!r}, n_features={self.n_features}, "
             f"n_decisions={self.n_decisions})"
         )
+
+
+def check_subsets(subsets, n_decisions, n_features):
+    """Validated per-decision subset spec: list of None or (feature, tuple of values)."""
+    if subsets is None:
+        return [None] * n_decisions
+    subsets = list(subsets)
+    if len(subsets) != n_decisions:
+        raise ValueError(f"subsets must have {n_decisions} entries (one per decision), got {len(subsets)}")
+    out = []
+    for d, s in enumerate(subsets):
+        if s is None:
+            out.append(None)
+            continue
+        if not isinstance(s, (tuple, list)) or len(s) != 2:
+            raise ValueError(f"subsets[{d}] must be None or a (feature, values) pair, got {s!r}")
+        f, values = s
+        if isinstance(f, bool) or not isinstance(f, numbers.Integral) or not 0 <= f < n_features:
+            raise ValueError(f"subsets[{d}] names feature {f!r}, not in 0..{n_features - 1}")
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"subsets[{d}] values must be a collection, got {values!r}")
+        vals = []
+        for v in values:
+            v = v.item() if isinstance(v, np.generic) else v
+            if isinstance(v, bool) or not isinstance(v, (numbers.Real, str)):
+                raise TypeError(f"subsets[{d}] values must be numbers or strings, got {v!r}")
+            if isinstance(v, float) and not np.isfinite(v):
+                raise ValueError(f"subsets[{d}] holds a non-finite value")
+            vals.append(v)
+        out.append((int(f), tuple(sorted(set(vals), key=lambda v: (isinstance(v, str), v)))))
+    return out
+
+
+def subset_decision_values(tree, X):
+    """(N, D) decision values of a tree with subset decisions on ``X``.
+
+    ``X`` may hold strings (object array or DataFrame); the columns that a
+    hyperplane uses must be numeric.  A subset decision gives -1 (left) when
+    the feature is in its set, else +1.
+    """
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy(dtype=object)
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be 2-D (n_samples, n_features) with rows, got shape {X.shape}")
+    if X.shape[1] != tree.n_features:
+        raise ValueError(f"X has {X.shape[1]} features, the tree expects {tree.n_features}")
+    out = np.empty((len(X), tree.n_decisions))
+    for d, s in enumerate(tree.subsets):
+        if s is None:
+            used = np.flatnonzero(tree.W[d])
+            cols = check_X(X[:, used]) if used.size else np.zeros((len(X), 0))
+            out[:, d] = cols @ tree.W[d, used] - tree.gamma[d]
+        else:
+            f, values = s
+            col = X[:, f]
+            if col.dtype.kind == "O":
+                members = set(values)
+                inside = np.fromiter((_hashable(v) in members for v in col), bool, len(col))
+            else:
+                inside = np.isin(col, [v for v in values if not isinstance(v, str)])
+            out[:, d] = np.where(inside, -1.0, 1.0)
+    return out
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _format_value(v):
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def subset_text(tree, d, names):
+    """``name in {a, b}`` for subset decision ``d`` (used by to_text and DOT)."""
+    f, values = tree.subsets[d]
+    return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
+
+
+def subsets_to_json(subsets):
+    """JSON form of a subset spec: ``null`` or ``[feature, [values]]`` per decision."""
+    return [None if s is None else [s[0], list(s[1])] for s in subsets]
+
+
+def subsets_from_json(data):
+    """Inverse of :func:`subsets_to_json` (``None`` stays None: no subset decision)."""
+    if data is None:
+        return None
+    if not isinstance(data, list):
+        raise ValueError("subsets must be a list")
+    return [None if s is None else tuple(s) for s in data]
 
 
 def _to_lists(spec):
