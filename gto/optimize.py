@@ -140,7 +140,8 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None):
+             sample_weight=None, init="auto", options=None, categorical_features=None,
+             one_group=False):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -167,6 +168,12 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         "tree", "greedy" or "random".
     options : extra keyword arguments for :func:`tabu.search` or
         :func:`gto.frank_wolfe.frank_wolfe`.
+    categorical_features, one_group : categorical columns of X ("auto":
+        pandas category/object columns and non-numbers; indices or names)
+        are one-hot encoded and the search runs on the encoded columns;
+        ``one_group=True`` returns a tree with one feature per decision
+        (subset tests on categories) on the original columns.  See
+        :func:`gto.one_group.optimize_categorical`.
 
     Returns
     -------
@@ -178,6 +185,15 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.
     """
+    if categorical_features is not None or one_group or _non_numeric(X):
+        from .one_group import optimize_categorical
+
+        return optimize_categorical(
+            tree, X, y, categorical_features=categorical_features, one_group=one_group,
+            objective=objective, method=method, p=p, max_iter=max_iter, time_limit=time_limit,
+            restarts=restarts, n_jobs=n_jobs, random_state=random_state, callback=callback,
+            sample_weight=sample_weight, init=init, options=options,
+        )
     t0 = time.perf_counter()
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
@@ -214,6 +230,13 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     except KeyboardInterrupt:
         interrupted = True
     return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+
+
+def _non_numeric(X):
+    """True for a DataFrame with category/object columns or an array holding strings."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return any(str(dt) in ("category", "object", "bool", "string", "str") for dt in X.dtypes)
+    return np.asarray(X).dtype.kind in "OSU"
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
