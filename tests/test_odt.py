@@ -197,3 +197,23 @@ def test_bad_arguments(kw, exc):
     X, y = tiny(0)
     with pytest.raises(exc):
         solve_odt(X, y, STRUCT, **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(max_card=1), dict(ordinal=[0]), dict(min_tpr=0.5)])
+def test_warm_start_assignment_is_feasible_and_exact(kw):
+    """A start tree breaking the anchor rule (first value right at the root) is mirrored into
+    a feasible assignment whose objective is the tree's error count."""
+    from gto.mip.odt import _choices_of_tree, build
+
+    X, y = tiny(8)
+    start = gto.Tree(((0, 1), (0, 1)), 4, subsets=[(0, (1.0, 2.0)), (1, (1.0,)), (2, (0.0,))])
+    assert 0.0 not in start.subsets[0][1]
+    model = build(X, y, STRUCT, **kw)
+    values = model.start(_choices_of_tree(model, start, X))
+    for var, val in values.items():
+        var.value = np.reshape(val, var.shape)
+    worst = max(float(np.max(c.violation())) for c in model.problem.constraints)
+    assert worst <= 1e-9
+    errors = (start.predict(X) != y)
+    expected = errors.sum() if "min_tpr" not in kw else (errors & (y == 0)).sum()
+    assert model.problem.objective.value == pytest.approx(expected)

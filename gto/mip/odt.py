@@ -382,6 +382,56 @@ def _choices_of_tree(model, start, X_raw):
     return out
 
 
+def build(X, y, structure, categorical_features="all", max_card=None, ordinal=(), min_tpr=None,
+          min_tnr=None, *, sample_weight=None, feature_selection=None, n_bins=10, strengthen=True,
+          anchor=True, relax=True):
+    """Validate the arguments of :func:`solve_odt` and build its :class:`ODTModel`
+    on the points merged by (codes, label)."""
+    if max_card is not None and (isinstance(max_card, bool) or not isinstance(max_card, numbers.Integral)
+                                 or max_card < 1):
+        raise ValueError(f"max_card must be a positive int or None, got {max_card!r}")
+    for arg, rate in (("min_tpr", min_tpr), ("min_tnr", min_tnr)):
+        if rate is not None and (isinstance(rate, bool) or not np.isscalar(rate) or not 0 <= rate <= 1):
+            raise ValueError(f"{arg} must be a number in [0, 1] or None, got {rate!r}")
+    if feature_selection not in (None, "cart"):
+        raise ValueError(f"feature_selection must be None or 'cart', got {feature_selection!r}")
+    enc = encode(X, categorical_features, ordinal, bin_numeric=True, n_bins=n_bins)
+    A = enc.transform(X)
+    codes = enc.codes(X)
+    y = check_labels(y, len(A))
+    w = check_sample_weight(sample_weight, len(A))
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"y has one class only ({classes[0]!r}); a tree needs at least two")
+    shape = as_structure_tree(structure, classes)
+    unknown = classes[~np.isin(classes, shape.leaf_classes)]
+    if unknown.size:
+        raise ValueError(f"labels {unknown.tolist()} have no leaf in the structure")
+    positive = None
+    if min_tpr is not None or min_tnr is not None:
+        if len(classes) != 2:
+            raise ValueError("min_tpr / min_tnr need binary labels")
+        positive = classes[1]
+    groups = list(range(enc.n_features))
+    if feature_selection == "cart":
+        groups = cart_groups(enc, A, y, w, _depth(shape))
+    # merge points with equal codes and label (same routing in every tree)
+    key = np.column_stack([codes, np.searchsorted(classes, y)])
+    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    wm = np.bincount(inverse, weights=w)
+    first = np.zeros(len(uniq), dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+    keep = wm > 0
+    model = ODTModel(
+        shape, enc, groups, A[first][keep], y[first][keep], wm[keep], max_card=max_card,
+        min_tpr=min_tpr, min_tnr=min_tnr, positive=positive, strengthen=bool(strengthen),
+        anchor=bool(anchor), relax=bool(relax),
+    )
+    model.raw_codes, model.classes, model.sample_weight, model.y_raw = codes, classes, w, y
+    return model
+
+
 def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max_card=None,
               ordinal=(), min_tpr=None, min_tnr=None, warm_start=None, solver=None, *,
               sample_weight=None, feature_selection=None, n_bins=10, strengthen=True,
@@ -428,48 +478,11 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     """
     name = backend.check_solver(solver)
     backend.check_budget(time_limit, mip_gap)
-    if max_card is not None and (isinstance(max_card, bool) or not isinstance(max_card, numbers.Integral)
-                                 or max_card < 1):
-        raise ValueError(f"max_card must be a positive int or None, got {max_card!r}")
-    for arg, rate in (("min_tpr", min_tpr), ("min_tnr", min_tnr)):
-        if rate is not None and (isinstance(rate, bool) or not np.isscalar(rate) or not 0 <= rate <= 1):
-            raise ValueError(f"{arg} must be a number in [0, 1] or None, got {rate!r}")
-    if feature_selection not in (None, "cart"):
-        raise ValueError(f"feature_selection must be None or 'cart', got {feature_selection!r}")
-    enc = encode(X, categorical_features, ordinal, bin_numeric=True, n_bins=n_bins)
-    A = enc.transform(X)
-    codes = enc.codes(X)
-    y = check_labels(y, len(A))
-    w = check_sample_weight(sample_weight, len(A))
-    classes = np.unique(y)
-    if len(classes) < 2:
-        raise ValueError(f"y has one class only ({classes[0]!r}); a tree needs at least two")
-    shape = as_structure_tree(structure, classes)
-    unknown = classes[~np.isin(classes, shape.leaf_classes)]
-    if unknown.size:
-        raise ValueError(f"labels {unknown.tolist()} have no leaf in the structure")
-    positive = None
-    if min_tpr is not None or min_tnr is not None:
-        if len(classes) != 2:
-            raise ValueError("min_tpr / min_tnr need binary labels")
-        positive = classes[1]
-    groups = list(range(enc.n_features))
-    if feature_selection == "cart":
-        groups = cart_groups(enc, A, y, w, _depth(shape))
-    # merge points with equal codes and label (same routing in every tree)
-    key = np.column_stack([codes, np.searchsorted(classes, y)])
-    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    wm = np.bincount(inverse, weights=w)
-    first = np.zeros(len(uniq), dtype=np.int64)
-    first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-    keep = wm > 0
-    model = ODTModel(
-        shape, enc, groups, A[first][keep], y[first][keep], wm[keep], max_card=max_card,
-        min_tpr=min_tpr, min_tnr=min_tnr, positive=positive, strengthen=bool(strengthen),
-        anchor=bool(anchor), relax=bool(relax),
-    )
-    model.raw_codes = codes
+    model = build(X, y, structure, categorical_features, max_card, ordinal, min_tpr, min_tnr,
+                  sample_weight=sample_weight, feature_selection=feature_selection, n_bins=n_bins,
+                  strengthen=strengthen, anchor=anchor, relax=relax)
+    enc, classes, w, groups = model.encoding, model.classes, model.sample_weight, model.groups
+    y = model.y_raw
     start = None
     if warm_start is not None:
         choices = _choices_of_tree(model, warm_start, X)
