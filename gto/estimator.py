@@ -24,6 +24,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         Depth of the default complete tree (needs 2**depth >= number of classes).
     objective, method, p, max_iter, time_limit, restarts, n_jobs, random_state, init
         As in :func:`gto.optimize`.
+    categorical_features : None, "auto", "all", mask, indices or names
+        Categorical columns, one-hot encoded for the search (pandas
+        category/object columns and string columns are found by themselves
+        when None).  The fitted ``encoding_`` encodes new data the same way.
+    one_group : bool, default False
+        Restrict each decision to one original feature (a subset test on a
+        categorical one); the fitted tree then works on the original columns.
 
     Attributes
     ----------
@@ -39,7 +46,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=10_000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
-                 init="auto"):
+                 init="auto", categorical_features=None, one_group=False):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -51,6 +58,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.init = init
+        self.categorical_features = categorical_features
+        self.one_group = one_group
 
     def _initial_tree(self, n_features):
         if self.structure is not None:
@@ -64,6 +73,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the tree's decisions to (X, y)."""
+        from .optimize import _non_numeric
+
+        self.encoding_ = None
+        if self.categorical_features is not None or self.one_group or _non_numeric(X):
+            return self._fit_categorical(X, y, sample_weight)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -78,10 +92,49 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             n_jobs=self.n_jobs, random_state=self.random_state, sample_weight=sample_weight,
             init=self.init,
         )
+        return self._finish(X, y, sample_weight)
+
+    def _fit_categorical(self, X, y, sample_weight):
+        """Fit on one-hot encoded categorical columns (:mod:`gto.one_group`)."""
+        from sklearn.utils.validation import _check_feature_names
+
+        from .categorical import as_table
+
+        _check_feature_names(self, X, reset=True)
+        values, _, _ = as_table(X)
+        self.n_features_in_ = values.shape[1]
+        y = np.asarray(y)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"y has one class only ({self.classes_[0]!r}); a classifier needs at least two"
+            )
+        tree = self._initial_tree(values.shape[1])
+        self.result_ = optimize(
+            tree, X, y, objective=self.objective, method=self.method, p=self.p,
+            max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
+            n_jobs=self.n_jobs, random_state=self.random_state, sample_weight=sample_weight,
+            init=self.init, categorical_features=self.categorical_features or "auto",
+            one_group=self.one_group,
+        )
+        self.encoding_ = self.result_.encoding
+        return self._finish(X, y, sample_weight)
+
+    def _model_input(self, X):
+        """X as the fitted tree reads it: encoded unless the tree is on the original columns."""
+        if self.encoding_ is None:
+            return validate_data(self, X, reset=False, dtype=np.float64)
+        if self.one_group:
+            return X
+        return self.encoding_.transform(X)
+
+    def _finish(self, X, y, sample_weight):
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
         weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-        leaf = self.tree_.apply(X)
+        leaf = self.tree_.apply(X if self.encoding_ is None or self.one_group
+                                else self.encoding_.transform(X))
         code = np.searchsorted(self.classes_, y)
         counts = np.zeros((self.tree_.n_leaves, len(self.classes_)))
         np.add.at(counts, (leaf, code), weight)
@@ -94,8 +147,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def apply(self, X):
         """Index of the leaf each sample reaches."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.tree_.apply(X)
+        return self.tree_.apply(self._model_input(X))
 
     def predict(self, X):
         """Class label of each sample's leaf."""

@@ -236,7 +236,12 @@ def _non_numeric(X):
     """True for a DataFrame with category/object columns or an array holding strings."""
     if hasattr(X, "dtypes") and hasattr(X, "columns"):
         return any(str(dt) in ("category", "object", "bool", "string", "str") for dt in X.dtypes)
-    return np.asarray(X).dtype.kind in "OSU"
+    if hasattr(X, "tocsr") or not hasattr(X, "__len__"):  # sparse matrices and the like
+        return False
+    a = np.asarray(X)
+    if a.dtype.kind in "SU":
+        return True
+    return a.dtype.kind == "O" and any(isinstance(v, str) for v in a.ravel())
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):

@@ -275,7 +275,7 @@ class Tree:
 
         A subset decision's value is -1 (feature in the set: left) or +1.
         """
-        if self.has_subsets:
+        if self.has_subsets or _holds_objects(X):
             return subset_decision_values(self, X)
         X = check_X(X, self.n_features)
         return X @ self.W.T - self.gamma
@@ -448,6 +448,13 @@ def subset_decision_values(tree, X):
                 inside = np.isin(col, [v for v in values if not isinstance(v, str)])
             out[:, d] = np.where(inside, -1.0, 1.0)
     return out
+
+
+def _holds_objects(X):
+    """True for object arrays and DataFrames with non-numeric columns (strings allowed)."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return any(dt.kind not in "biuf" for dt in X.dtypes)
+    return isinstance(X, np.ndarray) and X.dtype.kind == "O"
 
 
 def _hashable(v):
