@@ -184,3 +184,24 @@ def test_one_group_tree_from_given_routing():
     left = np.column_stack([df["colour"].isin(["red", "blue"]), df["size"] <= 0.5, df["size"] <= 0.5])
     tree = one_group_tree(left, ((0, 1), (1, 0)), enc, df, y)
     assert tree.n_errors(df, y) == 0
+
+
+def test_one_group_stump_equals_brute_force():
+    """With one decision the descent step is the exact best one-feature split."""
+    df, y = planted(seed=5)
+    noisy = y.copy()
+    noisy[::4] ^= 1
+    enc = encode(df)
+    tree = one_group_tree(np.ones((len(df), 1), bool), (0, 1), enc, df, noisy)
+    best = np.inf
+    rows = df.to_numpy(dtype=object)
+    for f, vals in ((0, ["blue", "green", "red"]), (2, ["round", "square"])):
+        for mask in range(2 ** len(vals)):
+            S = [v for k, v in enumerate(vals) if mask >> k & 1]
+            left = np.isin(rows[:, f].astype(str), S)
+            best = min(best, (np.where(left, 0, 1) != noisy).sum())
+    xs = np.sort(df["size"].to_numpy())
+    for t in np.concatenate([[xs[0] - 1], (xs[:-1] + xs[1:]) / 2, [xs[-1] + 1]]):
+        for left in (df["size"].to_numpy() <= t, df["size"].to_numpy() > t):
+            best = min(best, (np.where(left, 0, 1) != noisy).sum())
+    assert tree.n_errors(df, noisy) == best
