@@ -72,53 +72,42 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return Tree.complete(self.depth, self.classes_, n_features)
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the tree's decisions to (X, y)."""
+        """Fit the tree's decisions to (X, y).
+
+        Categorical columns (``categorical_features``, ``one_group`` or
+        non-numeric columns) are one-hot encoded for the search
+        (:mod:`gto.one_group`); ``encoding_`` keeps the encoding.
+        """
         from .optimize import _non_numeric
 
         self.encoding_ = None
+        extra = {}
         if self.categorical_features is not None or self.one_group or _non_numeric(X):
-            return self._fit_categorical(X, y, sample_weight)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+            from sklearn.utils.validation import _check_feature_names
+
+            from .categorical import as_table
+
+            _check_feature_names(self, X, reset=True)
+            self.n_features_in_ = as_table(X)[0].shape[1]
+            y = np.asarray(y)
+            extra = {"categorical_features": self.categorical_features or "auto",
+                     "one_group": self.one_group}
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(
                 f"y has one class only ({self.classes_[0]!r}); a classifier needs at least two"
             )
-        tree = self._initial_tree(X.shape[1])
+        tree = self._initial_tree(self.n_features_in_)
         self.result_ = optimize(
             tree, X, y, objective=self.objective, method=self.method, p=self.p,
             max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
             n_jobs=self.n_jobs, random_state=self.random_state, sample_weight=sample_weight,
-            init=self.init,
+            init=self.init, **extra,
         )
-        return self._finish(X, y, sample_weight)
-
-    def _fit_categorical(self, X, y, sample_weight):
-        """Fit on one-hot encoded categorical columns (:mod:`gto.one_group`)."""
-        from sklearn.utils.validation import _check_feature_names
-
-        from .categorical import as_table
-
-        _check_feature_names(self, X, reset=True)
-        values, _, _ = as_table(X)
-        self.n_features_in_ = values.shape[1]
-        y = np.asarray(y)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"y has one class only ({self.classes_[0]!r}); a classifier needs at least two"
-            )
-        tree = self._initial_tree(values.shape[1])
-        self.result_ = optimize(
-            tree, X, y, objective=self.objective, method=self.method, p=self.p,
-            max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
-            n_jobs=self.n_jobs, random_state=self.random_state, sample_weight=sample_weight,
-            init=self.init, categorical_features=self.categorical_features or "auto",
-            one_group=self.one_group,
-        )
-        self.encoding_ = self.result_.encoding
+        self.encoding_ = self.result_.get("encoding")
         return self._finish(X, y, sample_weight)
 
     def _model_input(self, X):

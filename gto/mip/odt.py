@@ -281,32 +281,11 @@ class ODTModel:
             start[self.v[k]], start[self.z[k]] = v, z
             Lk[:, k] = self.Ag @ z > 0.5
         if self.w_ord is not None:
-            w = np.zeros(self.w_ord.shape)
-            for k, (g, left) in enumerate(choices):
-                for t, h in enumerate(self.ordinal_groups):
-                    if h != g:
-                        continue
-                    if _is_prefix(left):
-                        w[k, t] = 0.0
-                    elif _is_prefix(left[::-1]):
-                        w[k, t] = 1.0
-                    else:
-                        raise ValueError(f"warm_start: decision {k} is not a threshold on an ordinal feature")
-            start[self.w_ord] = w
+            start[self.w_ord] = _indicator(self.w_ord.shape, self.ordinal_groups, 0.0, choices,
+                                           self._direction)
         if self.w_card is not None:
-            w = np.ones(self.w_card.shape)
-            for k, (g, left) in enumerate(choices):
-                for t, h in enumerate(self.card_groups):
-                    if h != g:
-                        continue
-                    n, s = len(left), int(left.sum())
-                    if s <= self.max_card:
-                        w[k, t] = 1.0
-                    elif s >= n - self.max_card:
-                        w[k, t] = 0.0
-                    else:
-                        raise ValueError(f"warm_start: decision {k} uses {s} values, breaking max_card")
-            start[self.w_card] = w
+            start[self.w_card] = _indicator(self.w_card.shape, self.card_groups, 1.0, choices,
+                                            self._small)
         sides = self.tree.sides[self.c_leaf]  # (nc, K)
         went_left = Lk[self.c_point]
         ok = np.where(sides < 0, went_left, np.where(sides > 0, ~went_left, True)).all(axis=1)
@@ -319,6 +298,34 @@ class ODTModel:
                 if rate is not None and mass[mask].sum() < rate * total - 1e-9:
                     raise ValueError(f"warm_start breaks {arg} = {rate} on the training data")
         return start
+
+
+    @staticmethod
+    def _direction(k, left):
+        """w of §4.4: 0 for a prefix of bins going left, 1 for a suffix."""
+        if _is_prefix(left):
+            return 0.0
+        if _is_prefix(left[::-1]):
+            return 1.0
+        raise ValueError(f"warm_start: decision {k} is not a threshold on an ordinal feature")
+
+    def _small(self, k, left):
+        """w of §4.5: 1 when at most max_card values go left, 0 when all but max_card."""
+        n, s = len(left), int(left.sum())
+        if s <= self.max_card:
+            return 1.0
+        if s >= n - self.max_card:
+            return 0.0
+        raise ValueError(f"warm_start: decision {k} sends {s} values left, breaking max_card")
+
+
+def _indicator(shape, groups, fill, choices, rule):
+    """Start values of a per-(decision, group) binary: ``rule`` where the group is chosen."""
+    w = np.full(shape, fill)
+    for k, (g, left) in enumerate(choices):
+        if g in groups:
+            w[k, groups.index(g)] = rule(k, left)
+    return w
 
 
 def _is_prefix(mask):
