@@ -217,3 +217,19 @@ def test_warm_start_assignment_is_feasible_and_exact(kw):
     errors = (start.predict(X) != y)
     expected = errors.sum() if "min_tpr" not in kw else (errors & (y == 0)).sum()
     assert model.problem.objective.value == pytest.approx(expected)
+
+
+@pytest.mark.slow
+def test_experiment_prints_table8_rows_beside_the_paper(tmp_path, capsys):
+    from experiments import odt as exp
+
+    rows = exp.main(["--data", "monk1", "--depths", "2", "--splits", "1", "--time-limit", "60",
+                     "--gto-iter", "50", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    (row,) = rows
+    assert row["n_train"] == min(math.ceil(0.9 * 556), 600) and row["n_test"] == 556 - math.ceil(0.9 * 556)
+    assert row["status"] == "optimal" and row["gap"] == 0
+    assert row["odt_train"] >= row["gto_train"]  # the MIP optimum is at least as good as GTO
+    line = next(l for l in out.splitlines() if l.startswith("| monk1 | 2 |"))
+    assert line.endswith("| 78.2 (74.1) | 76.6 (76.8) |")
+    assert (tmp_path / "odt.jsonl").exists()
