@@ -73,9 +73,11 @@ def initial_tree(args, y, n_features):
 
 def _restart(tree, X, y, args, kind, seed, callback=None):
     """One ``optimize`` run from ``kind`` ("greedy" or "random")."""
+    cat = getattr(args, "categorical_columns", None)
+    extra = {} if cat is None else {"categorical_features": cat, "one_group": True}
     return optimize(tree, X, y, objective=args.objective, method=args.method,
                     max_iter=args.max_iter, time_limit=args.time_limit, init=kind,
-                    random_state=seed, callback=callback)
+                    random_state=seed, callback=callback, **extra)
 
 
 def _numbered_restart(r, *args):
@@ -117,6 +119,12 @@ def cmd_fit(args):
     if features is not None and args.target in features:
         raise UsageError(f"--features includes the target column {args.target!r}")
     X, y, names = read_table(args.data, args.target, features)
+    if args.categorical is not None:  # category codes; decisions become subset tests
+        cols = [c.strip() for c in args.categorical.split(",")]
+        unknown = [c for c in cols if c not in names]
+        if unknown:
+            raise UsageError(f"--categorical: no feature column(s) {', '.join(map(repr, unknown))}")
+        args.categorical_columns = [names.index(c) for c in cols]
     tree = initial_tree(args, y, X.shape[1])
     t0 = time.perf_counter()
     res = fit_restarts(tree, X, y, args)
@@ -211,6 +219,9 @@ def build_parser():
     shape.add_argument("--structure", help='nested pairs of leaf classes, e.g. "((0,1),(0,1))"')
     shape.add_argument("--depth", type=_positive_int, default=2,
                        help="complete tree of this depth, leaves cycling the classes (default 2)")
+    fit.add_argument("--categorical", metavar="COLS",
+                     help="comma-separated columns of category codes: one-hot search, one "
+                          "feature per decision, subset tests like 'colour in {0, 2}'")
     fit.add_argument("--objective", default="product", choices=OBJECTIVES)
     fit.add_argument("--method", default="tabu", choices=METHODS)
     fit.add_argument("--restarts", type=_positive_int, default=1)

@@ -205,3 +205,20 @@ def test_one_group_stump_equals_brute_force():
         for left in (df["size"].to_numpy() <= t, df["size"].to_numpy() > t):
             best = min(best, (np.where(left, 0, 1) != noisy).sum())
     assert tree.n_errors(df, noisy) == best
+
+
+def test_cli_fit_with_categorical_columns(tmp_path):
+    from gto.cli import main
+
+    df, y = planted(seed=4)
+    codes = pd.DataFrame({"colour": df["colour"].cat.codes, "size": df["size"],
+                          "shape": (df["shape"] == "square").astype(int), "class": y})
+    data = tmp_path / "d.csv"
+    codes.to_csv(data, index=False)
+    model = tmp_path / "m.json"
+    assert main(["fit", str(data), "--categorical", "colour,shape", "--max-iter", "300",
+                 "-o", str(model), "-q"]) in (0, None)
+    tree = gto.Tree.from_dict(json.loads(model.read_text())["tree"])
+    assert tree.has_subsets
+    X = codes[["colour", "size", "shape"]].to_numpy(float)
+    assert tree.n_errors(X, y) == 0
