@@ -233,3 +233,14 @@ def test_experiment_prints_table8_rows_beside_the_paper(tmp_path, capsys):
     line = next(l for l in out.splitlines() if l.startswith("| monk1 | 2 |"))
     assert line.endswith("| 78.2 (74.1) | 76.6 (76.8) |")
     assert (tmp_path / "odt.jsonl").exists()
+
+
+def test_other_cvxpy_solver_and_dataframe_input():
+    pd = pytest.importorskip("pandas")
+    X, y = tiny(9)
+    res = solve_odt(X, y, STRUCT, time_limit=60, solver="SCIPY")
+    assert res.n_errors == brute(X, y, (0, 1, 0, 1))
+    df = pd.DataFrame({f"f{j}": pd.Categorical(np.array(["a", "b", "c"])[X[:, j].astype(int)])
+                       for j in range(X.shape[1])})
+    res_df = solve_odt(df, y, 2, time_limit=60)
+    assert res_df.n_errors == res.n_errors == res_df.tree.n_errors(df, y)

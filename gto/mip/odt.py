@@ -500,6 +500,10 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     if values is not None:
         fitted = model.tree_of(model.choices(values), enc.n_features)
         n_errors = fitted.n_errors(X, y, sample_weight)
+        counts_errors = min_tpr is None and min_tnr is None
+        if counts_errors and n_errors > out["objective"] + 1e-6:  # a fractional incumbent rounded
+            out["objective"] = float(n_errors)
+            out["gap"] = backend._gap(float(n_errors), out["bound"])
         if len(classes) == 2:
             pred = fitted.predict(X)
             pos = y == classes[1]
