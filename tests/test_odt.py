@@ -244,3 +244,22 @@ def test_other_cvxpy_solver_and_dataframe_input():
                        for j in range(X.shape[1])})
     res_df = solve_odt(df, y, 2, time_limit=60)
     assert res_df.n_errors == res.n_errors == res_df.tree.n_errors(df, y)
+
+
+@pytest.mark.slow
+def test_min_tpr_on_cancer_holds_and_tnr_falls_as_it_tightens():
+    import problems
+
+    X, y = problems.load("cancer")
+    rng = np.random.default_rng(0)
+    idx = rng.permutation(len(y))[:60]
+    X, y = X[idx], y[idx].copy()
+    y[rng.random(60) < 0.15] ^= 1  # noise, so the bound costs specificity
+    tnr = []
+    for level in (0.8, 0.9, 1.0):
+        res = solve_odt(X, y, 2, time_limit=120, categorical_features=(), min_tpr=level, n_bins=4)
+        assert res.status == "optimal"
+        pred = res.tree.predict(X)
+        assert np.mean(pred[y == 1] == 1) >= level - 1e-12  # literal training TPR
+        tnr.append(np.mean(pred[y == 0] == 0))
+    assert tnr[0] >= tnr[1] >= tnr[2] and tnr[0] > tnr[2]
