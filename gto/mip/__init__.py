@@ -3,7 +3,7 @@
 ``solve`` fits the weights of a fixed oblique tree to proven optimality (or
 a proven gap); ``solve_oct`` is Bertsimas & Dunn's axis-aligned optimal
 classification tree; ``solve_odt`` is Günlük et al.'s tree with subset
-decisions on categorical features.  Both model with cvxpy and run HiGHS by default
+decisions on categorical features.  All model with cvxpy and run HiGHS by default
 (through highspy, which accepts warm starts); any installed cvxpy MIP solver
 can be chosen.
 """
