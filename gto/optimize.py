@@ -5,7 +5,9 @@ one), the crossover to a vertex (Theorem 4.1), then EPTS on the structured
 walker or Frank-Wolfe followed by the crossover.  Restarts run in parallel
 through joblib (so on a Dask cluster under ``joblib.parallel_backend("dask")``).
 The answer is the tree with the fewest training errors (ties by objective),
-never one with more errors than the tree given.
+never one with more errors than the tree given (when that tree is within the
+feature budget); with an L1 penalty (``alpha > 0``) it is the tree with the
+best penalised objective.
 """
 from __future__ import annotations
 
@@ -22,12 +24,12 @@ from tabu.epts import MODES as EPTS_MODES
 from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
 from .problem import WALK_OBJECTIVES, TreeProblem
-from .starts import greedy_theta, random_start
+from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
 from .tree import Tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "random")
+INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
@@ -65,9 +67,24 @@ def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
 
 
+def _check_sparsity(alpha, max_features, n_features):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
+            np.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if max_features is not None and (
+            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral)
+            or not 1 <= max_features <= n_features):
+        raise ValueError(f"max_features must be None or an int in [1, {n_features}], "
+                         f"got {max_features!r}")
+
+
 def _start_theta(problem, kind, tree, rng):
     if kind == "tree":
         return problem.theta_of(tree)
+    if kind == "cart":
+        return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
+    if kind == "axis":
+        return problem.theta_of(axis_aligned_tree(problem))
     if kind == "greedy":
         return greedy_theta(problem, rng)
     return random_start(problem, rng)
@@ -140,8 +157,8 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None, categorical_features=None,
-             one_group=False):
+             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
+             categorical_features=None, one_group=False):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -158,16 +175,39 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     time_limit : seconds of wall time for the whole call; the best tree so far
         is returned when it runs out (likewise on Ctrl-C).
     restarts : number of starts; the first from ``init``, the others random
-        (the second is the greedy LP tree when the first is the given tree).
+        (the second is the greedy LP tree when the first is the given, CART or
+        axis-aligned tree, and CART after the greedy one with ``max_features``
+        on a complete structure).
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
     sample_weight : per-point weights.
-    init : "auto" (the tree if it has splits, else the greedy LP tree),
-        "tree", "greedy" or "random".
+    init : "auto" (the tree if it has splits; else, with ``max_features=1``
+        and a complete structure of depth <= 2, the exact axis-aligned tree;
+        else, with ``max_features`` and a complete structure, the CART tree;
+        else the greedy LP tree), "tree", "greedy", "random", "cart"
+        (scikit-learn's CART tree of the same depth, see
+        :func:`gto.starts.cart_tree`; ValueError unless the structure is
+        complete) or "axis" (the axis-aligned tree with the fewest training
+        errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
+        structure is complete of depth 1 or 2).
     options : extra keyword arguments for :func:`tabu.search` or
         :func:`gto.frank_wolfe.frank_wolfe`.
+    alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
+        decisions on the internally standardised scale (DESIGN §3b; with the
+        margin fixed at 1 a wider margin and fewer features, as in the 1-norm
+        SVM), added to the objective.  With ``alpha > 0`` the answer is the
+        tree with the best penalised objective (not the fewest errors).
+    max_features : None or int, the most nonzero weights per decision; 1
+        gives axis-aligned trees.  Starts keep their largest weights (scaled
+        units) and the search never exceeds the budget.
+
+    ``alpha > 0``, ``max_features`` or ``init="cart"`` switch on sparse
+    vertices (coordinate rows ``w_j = 0``, DESIGN §3b): the search then runs
+    over the polytope with ``w = w+ - w-`` on per-feature standardised data,
+    and zero weights of the start stay zero.  (``max_features=n_features``
+    gives sparse vertices without a cap.)
     categorical_features, one_group : categorical columns of X ("auto":
         pandas category/object columns and non-numbers; indices or names)
         are one-hot encoded and the search runs on the encoded columns;
@@ -183,7 +223,10 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ``history`` (structured array: iteration, value, n_errors, mode, of the
     winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
-    ``message``, ``success``.
+    ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
+    ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
+    always the training misclassified count and :func:`gto.error` the
+    paper's error without the penalty.
     """
     if categorical_features is not None or one_group or _non_numeric(X):
         from .one_group import optimize_categorical
@@ -192,19 +235,36 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             tree, X, y, categorical_features=categorical_features, one_group=one_group,
             objective=objective, method=method, p=p, max_iter=max_iter, time_limit=time_limit,
             restarts=restarts, n_jobs=n_jobs, random_state=random_state, callback=callback,
-            sample_weight=sample_weight, init=init, options=options,
+            sample_weight=sample_weight, init=init, options=options, alpha=alpha,
+            max_features=max_features,
         )
     t0 = time.perf_counter()
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
-    problem = TreeProblem(tree, X, y, sample_weight, p)
+    _check_sparsity(alpha, max_features, tree.n_features)
+    if method == "frank-wolfe" and max_features is not None:
+        raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
+    complete = is_complete(tree)
+    shallow = complete and tree.sides.shape[1] <= 3
+    if init == "cart" and not complete:
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    if init == "axis" and not shallow:
+        raise ValueError("init='axis' needs a complete tree structure of depth 1 or 2")
+    sparse = alpha > 0 or max_features is not None or init in ("cart", "axis")
+    problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
+                          max_features=max_features)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
     first = init
     if init == "auto":
-        first = "tree" if np.any(tree.W != 0) else "greedy"
-    kinds = [first] + (["greedy"] if first == "tree" else [])
+        first = "tree" if np.any(tree.W != 0) else (
+            "axis" if max_features == 1 and shallow else
+            "cart" if max_features is not None and complete else "greedy")
+    # the second start: the greedy LP tree, or CART after it for a sparse search
+    kinds = [first] + (["greedy"] if first in ("tree", "cart", "axis") else
+                       ["cart"] if first == "greedy" and max_features is not None and complete
+                       else [])
     kinds = (kinds + ["random"] * restarts)[:restarts]
     seeds = np.random.SeedSequence(
         random_state if not isinstance(random_state, np.random.Generator)
@@ -259,18 +319,24 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     ]
     if runs:
         best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
-        found = problem.tree_of(best["Theta_count"])
+        found = problem.tree_of(best["Theta_count"], snap=True)
         by_fun = min(runs, key=lambda r: r["fun"])
-        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
+        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
+        if problem.alpha > 0:  # the penalised objective is what is minimised
+            best, found = by_fun, tree_min_fun.copy()
         history, nit = best["history"], sum(r["nit"] for r in runs)
         time_to_best = best["time_to_best"]
     else:
         found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
         time_to_best = None
     n_errors = errors(found)
-    if n_errors > start_errors:  # round-off at a boundary: never return worse than given
+    within = problem.max_features is None or np.all(
+        np.count_nonzero(tree.W, axis=1) <= problem.max_features)
+    if n_errors > start_errors and problem.alpha == 0 and within:
+        # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
-    fun = _objective_value(problem, found, objective)
+    penalty = problem.penalty(problem.theta_of(found))
+    fun = _objective_value(problem, found, objective) + penalty
     if interrupted or any(r["status"] == 3 for r in runs):
         status, message = 3, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
@@ -278,7 +344,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     else:
         status, message = 0, f"{len(runs)} restart(s) finished"
     return OptimizeResult(
-        tree=found, n_errors=n_errors, fun=fun, tree_min_fun=tree_min_fun,
+        tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
         nit=nit, history=history, restarts=summaries, status=status, message=message,
         success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,
