@@ -131,6 +131,8 @@ def fit(tree, X, y, w, args):
     for name in ("alpha", "max_features"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
+    if getattr(args, "categorical_columns", None) is not None:
+        options.update(categorical_features=args.categorical_columns, one_group=True)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="gto.optimize was interrupted")
         if args.jobs != 1 and args.restarts > 1:
@@ -174,6 +176,12 @@ def cmd_fit(args):
     if table.n_dropped:
         note(args, f"fit: dropped {table.n_dropped} row(s) with missing values")
     X, y = table.X, table.y
+    if args.categorical is not None:  # category codes; decisions become subset tests
+        cols = [c.strip() for c in args.categorical.split(",")]
+        unknown = [c for c in cols if c not in table.feature_names]
+        if unknown:
+            raise UsageError(f"--categorical: no feature column(s) {', '.join(map(repr, unknown))}")
+        args.categorical_columns = [table.feature_names.index(c) for c in cols]
     tree = initial_tree(args, y, X.shape[1], start)
     tree.feature_names, tree.target = table.feature_names, args.target
     note(args, f"fit: {len(y)} points, {X.shape[1]} features, {tree.n_decisions} decisions, "
@@ -378,6 +386,9 @@ def build_parser():
     fit_p.add_argument("--init", default="auto", metavar="{auto,tree,greedy,random} or FILE",
                        help="first start (as gto.optimize's init), or a model file to start from "
                             "(its structure and decisions)")
+    fit_p.add_argument("--categorical", metavar="COLS",
+                       help="comma-separated columns of category codes: one-hot search, one "
+                            "feature per decision, subset tests like 'colour in {0, 2}'")
     fit_p.add_argument("--objective", default="product", choices=OBJECTIVES)
     fit_p.add_argument("--p", type=int, default=1, choices=(1, 2),
                        help="power on the decision errors")

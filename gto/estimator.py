@@ -16,7 +16,7 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .optimize import optimize, stop_if_interrupted
+from .optimize import _non_numeric, optimize, stop_if_interrupted
 from .starts import is_complete
 from .tree import as_tree
 from .tree import Tree
@@ -64,6 +64,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         for the final fit only).
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
+    categorical_features : None, "auto", "all", mask, indices or names
+        Categorical columns, one-hot encoded for the search (pandas
+        category/object columns and string columns are found by themselves
+        when None).  The fitted ``encoding_`` encodes new data the same way.
+        With categorical columns the internal cross-validation is not run:
+        ``alpha="auto"`` means 0 and ``max_features="auto"`` means None.
+    one_group : bool, default False
+        Restrict each decision to one original feature (a subset test on a
+        categorical one); the fitted tree then works on the original columns
+        (``feature_importances_`` is then not computed).
 
     Defaults (measured, issue 10 protocol: stratified 5-fold CV, min-max
     scaling on the training fold, depth 2; test error %; ``/tmp`` tuning run
@@ -109,7 +119,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
-                 init="auto", alpha="auto", max_features=None, cv=5, verbose=0):
+                 init="auto", alpha="auto", max_features=None, cv=5, verbose=0,
+                 categorical_features=None, one_group=False):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -125,6 +136,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.max_features = max_features
         self.cv = cv
         self.verbose = verbose
+        self.categorical_features = categorical_features
+        self.one_group = one_group
 
     # -- checks ----------------------------------------------------------------
     def _check_params(self):
@@ -211,7 +224,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 tree, X, y, objective=self.objective, method=self.method, p=self.p,
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                verbose=verbose, **params,
+                verbose=verbose, **params, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -252,7 +265,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        self._categorical = {}
+        if self.categorical_features is not None or self.one_group or _non_numeric(X):
+            from sklearn.utils.validation import _check_feature_names
+
+            from .categorical import as_table
+
+            _check_feature_names(self, X, reset=True)
+            self.n_features_in_ = as_table(X)[0].shape[1]
+            y = np.asarray(y)
+            self._categorical = {"categorical_features": self.categorical_features or "auto",
+                                 "one_group": self.one_group}
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self._check_params()
         self.classes_ = np.unique(y)
@@ -261,26 +286,39 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 f"y has one class only ({self.classes_[0].item()!r}); a classifier needs at least two"
             )
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
-        tree = self._initial_tree(X.shape[1])
-        grid = self._grid(X.shape[1])
+        tree = self._initial_tree(self.n_features_in_)
+        grid = self._grid(self.n_features_in_)
+        if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
+            grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
+                     "max_features": None if isinstance(self.max_features, str)
+                     else self.max_features}]
         self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
         if self.cv_results_ is None:
             self.best_index_ = None
         params = grid[self.best_index_ or 0]
         self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
         self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
+        self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
-        self._fit_inspection(X, sample_weight)
+        if not (self.encoding_ is not None and self.one_group):
+            self._fit_inspection(self._model_input(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         return self
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.tree_.apply(X)
+        return self.tree_.apply(self._model_input(X))
+
+    def _model_input(self, X):
+        """X as the fitted tree reads it: encoded unless the tree is on the original columns."""
+        if self.encoding_ is None:
+            return validate_data(self, X, reset=False, dtype=np.float64)
+        if self.one_group:
+            return X
+        return self.encoding_.transform(X)
 
     def predict(self, X):
         """Class label of each sample's leaf."""

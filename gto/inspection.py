@@ -88,7 +88,12 @@ def format_hyperplane(w, gamma, names, precision=3, rtol=ROUND_OFF):
 
 
 def format_decision(tree, d, names, precision=3):
-    """The test of decision ``d`` (what a point must satisfy to go left)."""
+    """The test of decision ``d`` (what a point must satisfy to go left): a hyperplane
+    over the used features, or a subset test ``name in {a, b}`` (gto.tree.subset_text)."""
+    if getattr(tree, "subsets", None) is not None and tree.subsets[d] is not None:
+        from .tree import subset_text
+
+        return subset_text(tree, d, names)
     return format_hyperplane(tree.W[d], tree.gamma[d], names, precision)
 
 

@@ -140,7 +140,7 @@ def _polling(callback, stop):
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
-             verbose=0):
+             verbose=0, categorical_features=None, one_group=False):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -204,6 +204,12 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     verbose : 0 silent; 1 a progress bar (tqdm) over the iterations (over the
         restarts with ``n_jobs != 1``); 2 also one log line per restart on the
         ``"gto"`` logger (shown on stderr if logging is not configured).
+    categorical_features, one_group : categorical columns of X ("auto":
+        pandas category/object columns and non-numbers; indices or names)
+        are one-hot encoded and the search runs on the encoded columns;
+        ``one_group=True`` returns a tree with one feature per decision
+        (subset tests on categories) on the original columns.  See
+        :func:`gto.one_group.optimize_categorical`.
 
     Returns
     -------
@@ -219,6 +225,16 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     always the training misclassified count and :func:`gto.error` the
     paper's error without the penalty.
     """
+    if categorical_features is not None or one_group or _non_numeric(X):
+        from .one_group import optimize_categorical
+
+        return optimize_categorical(
+            tree, X, y, categorical_features=categorical_features, one_group=one_group,
+            objective=objective, method=method, p=p, max_iter=max_iter, time_limit=time_limit,
+            restarts=restarts, n_jobs=n_jobs, random_state=random_state, callback=callback,
+            sample_weight=sample_weight, init=init, options=options, alpha=alpha,
+            max_features=max_features, verbose=verbose,
+        )
     t0 = time.perf_counter()
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
@@ -434,6 +450,18 @@ def _report(runs, restarts, verbose, bar, count):
                len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
                r["time"]["total"], r["message"])
     bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
+
+
+def _non_numeric(X):
+    """True for a DataFrame with category/object columns or an array holding strings."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return any(str(dt) in ("category", "object", "bool", "string", "str") for dt in X.dtypes)
+    if hasattr(X, "tocsr") or not hasattr(X, "__len__"):  # sparse matrices and the like
+        return False
+    a = np.asarray(X)
+    if a.dtype.kind in "SU":
+        return True
+    return a.dtype.kind == "O" and any(isinstance(v, str) for v in a.ravel())
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):

@@ -3,6 +3,14 @@
 A tree has D decisions and D + 1 leaves.  Decision d is a hyperplane
 (w_d, gamma_d); a point goes left when ``x @ w_d - gamma_d <= 0``.  Decisions
 are numbered in preorder, leaves left to right.
+
+Subset decisions (categorical features, Günlük et al.).  ``subsets[d]`` is
+``None`` for a hyperplane or ``(f, values)``: the point goes left when its
+feature ``f`` is one of ``values`` (numbers or strings, as in ``X``), and
+right otherwise (also for a value never seen).  The row ``W[d]`` of a subset
+decision is zero.  Such a tree predicts on arrays holding strings too
+(object arrays, DataFrames); its JSON adds ``"subsets": [null | [f, [values]]]``
+and its text reads ``colour in {red, blue}``.
 """
 from __future__ import annotations
 
@@ -80,14 +88,18 @@ class Tree:
     gamma : array (D,), optional
         Decision thresholds.
 
+    subsets : list of None or (feature, values), optional
+        Per decision: None for the hyperplane, or a subset decision "feature
+        in values goes left" (module docstring).
+
     Attributes
     ----------
-    W, gamma, leaf_classes, n_decisions, n_leaves, n_features
+    W, gamma, subsets, leaf_classes, n_decisions, n_leaves, n_features
     paths : list of (L(k), G(k)) per leaf: decisions where the path turns
         left and right.
     """
 
-    def __init__(self, structure, n_features, W=None, gamma=None):
+    def __init__(self, structure, n_features, W=None, gamma=None, subsets=None):
         if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral):
             raise TypeError(f"n_features must be an int, got {type(n_features).__name__}")
         if n_features < 1:
@@ -100,6 +112,7 @@ class Tree:
         D = len(self._children)
         self.W = np.zeros((D, self.n_features)) if W is None else W
         self.gamma = np.zeros(D) if gamma is None else gamma
+        self.subsets = subsets
         self._sides = self._side_matrix()
         #: optional record of the training data, kept in the model file (docs/model_format.md)
         self.feature_names = None  # list of str, one per feature
@@ -191,6 +204,19 @@ class Tree:
             raise ValueError("gamma contains NaN or inf")
         self._gamma = gamma
 
+    @property
+    def subsets(self):
+        return self._subsets
+
+    @subsets.setter
+    def subsets(self, value):
+        self._subsets = check_subsets(value, len(self._children), self.n_features)
+
+    @property
+    def has_subsets(self):
+        """True when some decision is a subset test."""
+        return any(s is not None for s in self._subsets)
+
     # -- constructors ------------------------------------------------------
     @classmethod
     def from_structure(cls, spec, n_features, W=None, gamma=None):
@@ -253,14 +279,20 @@ class Tree:
         return cls(spec, n, W=np.array(W_rows), gamma=np.array(gammas))
 
     def copy(self):
-        tree = Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy())
+        tree = Tree(self.structure, self.n_features, W=self.W.copy(), gamma=self.gamma.copy(),
+                    subsets=self.subsets)
         tree.feature_names = None if self.feature_names is None else list(self.feature_names)
         tree.target = self.target
         return tree
 
     # -- prediction --------------------------------------------------------
     def decision_values(self, X):
-        """``X @ W.T - gamma``: (N, D) signed decision values."""
+        """``X @ W.T - gamma``: (N, D) signed decision values.
+
+        A subset decision's value is -1 (feature in the set: left) or +1.
+        """
+        if self.has_subsets or _holds_objects(X):
+            return subset_decision_values(self, X)
         X = check_X(X, self.n_features)
         return X @ self.W.T - self.gamma
 
@@ -280,10 +312,10 @@ class Tree:
 
     def n_errors(self, X, y, sample_weight=None):
         """(Weighted) number of misclassified points under the strict rule."""
-        X = check_X(X, self.n_features)
-        y = check_labels(y, len(X))
-        w = check_sample_weight(sample_weight, len(X))
-        wrong = self.predict(X) != y
+        pred = self.predict(X)
+        y = check_labels(y, len(pred))
+        w = check_sample_weight(sample_weight, len(pred))
+        wrong = pred != y
         total = float(np.sum(w[wrong]))
         return int(round(total)) if sample_weight is None else total
 
@@ -340,6 +372,7 @@ class Tree:
             "classes": None if self.classes is None else self.classes.tolist(),
             "leaf_counts": None if self.leaf_counts is None else np.asarray(
                 self.leaf_counts).tolist(),
+            **({"subsets": subsets_to_json(self.subsets)} if self.has_subsets else {}),
         }
 
     @classmethod
@@ -373,7 +406,7 @@ class Tree:
             if not isinstance(data[key], list):
                 raise ValueError(f"{key!r} must be a list of numbers, got {data[key]!r:.40}")
         tree = cls(_to_tuples(data["structure"]), data["n_features"], W=data["W"],
-                   gamma=data["gamma"])
+                   gamma=data["gamma"], subsets=subsets_from_json(data.get("subsets")))
         label_type = data.get("label_type")
         if label_type is not None:
             if label_type not in _LABEL_DTYPES:
@@ -512,6 +545,106 @@ def as_tree(model, name="tree"):
         f"{name} must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
         f"got {type(model).__name__}"
     )
+
+
+def check_subsets(subsets, n_decisions, n_features):
+    """Validated per-decision subset spec: list of None or (feature, tuple of values)."""
+    if subsets is None:
+        return [None] * n_decisions
+    subsets = list(subsets)
+    if len(subsets) != n_decisions:
+        raise ValueError(f"subsets must have {n_decisions} entries (one per decision), got {len(subsets)}")
+    out = []
+    for d, s in enumerate(subsets):
+        if s is None:
+            out.append(None)
+            continue
+        if not isinstance(s, (tuple, list)) or len(s) != 2:
+            raise ValueError(f"subsets[{d}] must be None or a (feature, values) pair, got {s!r}")
+        f, values = s
+        if isinstance(f, bool) or not isinstance(f, numbers.Integral) or not 0 <= f < n_features:
+            raise ValueError(f"subsets[{d}] names feature {f!r}, not in 0..{n_features - 1}")
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"subsets[{d}] values must be a collection, got {values!r}")
+        vals = []
+        for v in values:
+            v = v.item() if isinstance(v, np.generic) else v
+            if isinstance(v, bool) or not isinstance(v, (numbers.Real, str)):
+                raise TypeError(f"subsets[{d}] values must be numbers or strings, got {v!r}")
+            if isinstance(v, float) and not np.isfinite(v):
+                raise ValueError(f"subsets[{d}] holds a non-finite value")
+            vals.append(v)
+        out.append((int(f), tuple(sorted(set(vals), key=lambda v: (isinstance(v, str), v)))))
+    return out
+
+
+def subset_decision_values(tree, X):
+    """(N, D) decision values of a tree with subset decisions on ``X``.
+
+    ``X`` may hold strings (object array or DataFrame); the columns that a
+    hyperplane uses must be numeric.  A subset decision gives -1 (left) when
+    the feature is in its set, else +1.
+    """
+    if hasattr(X, "to_numpy"):
+        X = X.to_numpy(dtype=object)
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be 2-D (n_samples, n_features) with rows, got shape {X.shape}")
+    if X.shape[1] != tree.n_features:
+        raise ValueError(f"X has {X.shape[1]} features, the tree expects {tree.n_features}")
+    out = np.empty((len(X), tree.n_decisions))
+    for d, s in enumerate(tree.subsets):
+        if s is None:
+            used = np.flatnonzero(tree.W[d])
+            cols = check_X(X[:, used]) if used.size else np.zeros((len(X), 0))
+            out[:, d] = cols @ tree.W[d, used] - tree.gamma[d]
+        else:
+            f, values = s
+            col = X[:, f]
+            if col.dtype.kind == "O":
+                members = set(values)
+                inside = np.fromiter((_hashable(v) in members for v in col), bool, len(col))
+            else:
+                inside = np.isin(col, [v for v in values if not isinstance(v, str)])
+            out[:, d] = np.where(inside, -1.0, 1.0)
+    return out
+
+
+def _holds_objects(X):
+    """True for object arrays and DataFrames with non-numeric columns (strings allowed)."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return any(dt.kind not in "biuf" for dt in X.dtypes)
+    return isinstance(X, np.ndarray) and X.dtype.kind == "O"
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _format_value(v):
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def subset_text(tree, d, names):
+    """``name in {a, b}`` for subset decision ``d`` (used by to_text and DOT)."""
+    f, values = tree.subsets[d]
+    return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
+
+
+def subsets_to_json(subsets):
+    """JSON form of a subset spec: ``null`` or ``[feature, [values]]`` per decision."""
+    return [None if s is None else [s[0], list(s[1])] for s in subsets]
+
+
+def subsets_from_json(data):
+    """Inverse of :func:`subsets_to_json` (``None`` stays None: no subset decision)."""
+    if data is None:
+        return None
+    if not isinstance(data, list):
+        raise ValueError("subsets must be a list")
+    return [None if s is None else tuple(s) for s in data]
 
 
 def _to_lists(spec):

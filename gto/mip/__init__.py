@@ -2,12 +2,14 @@
 
 ``solve`` fits the weights of a fixed oblique tree to proven optimality (or
 a proven gap); ``solve_oct`` is Bertsimas & Dunn's axis-aligned optimal
-classification tree.  Both model with cvxpy and run HiGHS by default
+classification tree; ``solve_odt`` is Günlük et al.'s tree with subset
+decisions on categorical features.  All model with cvxpy and run HiGHS by default
 (through highspy, which accepts warm starts); any installed cvxpy MIP solver
 can be chosen.
 """
 from .oblique import solve
 from .oct import solve_oct
+from .odt import solve_odt
 from .result import MIPResult
 
-__all__ = ["solve", "solve_oct", "MIPResult"]
+__all__ = ["solve", "solve_oct", "solve_odt", "MIPResult"]
