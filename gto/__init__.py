@@ -12,15 +12,15 @@ from .tree import Tree
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip",
+    "OBJECTIVES", "METHODS", "mip", "slim",
 ]
 __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """``gto.mip`` is imported on first use: it pulls in cvxpy, slow to load."""
-    if name == "mip":
+    """``gto.mip`` (cvxpy, slow to load) and ``gto.slim`` are imported on first use."""
+    if name in ("mip", "slim"):  # slim pulls in python-sat
         import importlib
 
-        return importlib.import_module(".mip", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'gto' has no attribute {name!r}")
