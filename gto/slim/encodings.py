@@ -91,7 +91,14 @@ def classifies(local, B, cls):
 
 # -- DT_depth ----------------------------------------------------------------
 def encode_depth(B, cls, depth):
-    """CNF of DT_depth and the variable tables ``(clauses, x, c)``."""
+    """CNF of DT_depth and the variable tables ``(clauses, x, c)``.
+
+    As Avellaneda (2020): x[t, j] = decision t tests feature j (exactly one),
+    c[l, b] = bit b of leaf l's class.  "Sample i goes right at t" is named by
+    z[i, t] (z -> some feature with B[i, j] true is chosen, not z -> some with
+    B[i, j] false), so the clause "i leaves the path of leaf l, or l has i's
+    class bit" has d + 1 literals instead of up to d * k.
+    """
     n, k = B.shape
     n_classes = int(cls.max()) + 1
     nb = max(1, int(np.ceil(np.log2(n_classes))))
@@ -100,23 +107,31 @@ def encode_depth(B, cls, depth):
     x = np.array([[pool.id(("x", t, j)) for j in range(k)] for t in range(n_inner)]).reshape(
         n_inner, k)
     c = np.array([[pool.id(("c", l, b)) for b in range(nb)] for l in range(n_leaves)])
+    z = np.array([[pool.id(("z", i, t)) for t in range(n_inner)] for i in range(n)])
     clauses = []
     for t in range(n_inner):
         clauses.extend(CardEnc.equals(lits=x[t].tolist(), bound=1, vpool=pool,
                                       encoding=EncType.seqcounter).clauses)
-    bits = (cls[:, None] >> np.arange(nb)) & 1
+    for i in range(n):
+        right, left = np.flatnonzero(B[i]), np.flatnonzero(~B[i])
+        clauses += np.column_stack([-z[i], x[:, right]]).tolist()
+        clauses += np.column_stack([z[i], x[:, left]]).tolist()
+    # paths: heap numbering, children 2t+1 (left) and 2t+2 (right)
+    nodes = np.zeros((n_leaves, depth), dtype=np.int64)
+    goes_right = np.zeros((n_leaves, depth), dtype=bool)
     for leaf in range(n_leaves):
-        path, node = [], n_inner + leaf  # heap numbering: children 2t+1, 2t+2
-        while node > 0:
+        node = n_inner + leaf
+        for level in range(depth - 1, -1, -1):
             parent = (node - 1) // 2
-            path.append((parent, node == 2 * parent + 2))
+            nodes[leaf, level], goes_right[leaf, level] = parent, node == 2 * parent + 2
             node = parent
-        for i in range(n):
-            # the sample leaves the path at t when t's feature sends it the other way
-            away = [int(x[t, j]) for t, right in path for j in np.flatnonzero(B[i] != right)]
-            for b in range(nb):
-                lit = int(c[leaf, b]) if bits[i, b] else -int(c[leaf, b])
-                clauses.append(away + [lit])
+    zl = z[:, nodes]  # (n, leaves, depth)
+    away = np.where(goes_right[None], -zl, zl)  # i leaves the path at that level
+    bits = (cls[:, None] >> np.arange(nb)) & 1  # (n, nb)
+    lit = np.where(bits[:, None, :], c[None, :, :], -c[None, :, :])  # (n, leaves, nb)
+    block = np.concatenate([np.broadcast_to(away[:, :, None, :], (n, n_leaves, nb, depth)),
+                            lit[..., None]], axis=-1)
+    clauses += block.reshape(-1, depth + 1).tolist()
     return clauses, x, c
 
 

@@ -134,11 +134,14 @@ def distinct_tests(X, tests):
 
 def reduce_rows(B, cls):
     """Distinct (row, class) pairs: the samples of R_F(I'_w); None if two classes share a row."""
-    key = np.column_stack([B.astype(np.int64), cls])
-    uniq = np.unique(key, axis=0)
-    if len(np.unique(uniq[:, :-1], axis=0)) != len(uniq):
+    packed = np.packbits(B, axis=1)
+    key = np.column_stack([packed, cls.astype(np.uint32).view(np.uint8).reshape(len(cls), 4)])
+    _, first = np.unique(np.ascontiguousarray(key).view(f"V{key.shape[1]}").ravel(),
+                         return_index=True)
+    rows = np.ascontiguousarray(packed[first])
+    if len(np.unique(rows.view(f"V{rows.shape[1]}").ravel())) != len(first):
         return None
-    return uniq[:, :-1].astype(bool), uniq[:, -1]
+    return B[first], cls[first]
 
 
 def support_set(B, cls, max_cells=30_000_000):

@@ -185,3 +185,20 @@ def decisions(root):
             out.append(n)
             queue += [n.left, n.right]
     return out
+
+
+def prune_empty(node, X):
+    """Replace each decision that sends none of the rows of X one way by its other child.
+
+    The rows reach the same leaves as before, so their predictions are kept.
+    """
+    if node.is_leaf or len(X) == 0:
+        return node
+    left = node.goes_left(X)
+    if not left.any():
+        return prune_empty(node.right, X)
+    if left.all():
+        return prune_empty(node.left, X)
+    node.left = prune_empty(node.left, X[left])
+    node.right = prune_empty(node.right, X[~left])
+    return node

@@ -32,8 +32,8 @@ from ..tree import Tree
 from . import local as L
 from .encodings import minimum_depth_tree, weighted_depth
 from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned,
-                    leaves_with_depth, n_decisions, predict, replace, rows_by_node, size,
-                    to_tree)
+                    leaves_with_depth, n_decisions, predict, prune_empty, replace,
+                    rows_by_node, size, to_tree)
 
 METHODS = ("sat", "gto")
 ENCODINGS = ("auto", "depth", "pb")
@@ -131,7 +131,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     deadline = None if time_limit is None else t0 + time_limit
     depth_before, size_before = leaves_depth(root), size(root)
     errors_before = int(np.sum(predict(root, X) != y))
-    state = dict(root=root, n_windows=0, n_tried=0)
+    state = dict(root=root, n_windows=0, n_tried=0, failed={})
     status = "converged"
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
@@ -184,15 +184,18 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
     for n in decisions(root):
         f = int(np.flatnonzero(n.w)[0])
         thresholds.setdefault(f, set()).add(n.gamma / n.w[f])
-    done = set()
+    done, windows_at_round = set(), 0
     cmax = max(limit(d) for d in range(1, max_depth_local + 1))
     while True:
         if deadline is not None and time.monotonic() >= deadline:
             return "time_limit"
         rows_of, heights = rows_by_node(root, X), heights_by_node(root)
         cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
-        if not cand:
-            return "converged"
+        if not cand:  # a new round while the last one improved something
+            if state["n_windows"] == windows_at_round:
+                return "converged"
+            windows_at_round, done = state["n_windows"], set()
+            continue
         v, dv, path = max(cand, key=lambda c: c[1])
         i0 = next((i for i, u in enumerate(path) if len(rows_of[id(u)]) <= cmax), len(path) - 1)
         new = None
@@ -205,6 +208,8 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
             new = _sat_window(path[i], X, rows_of, heights, code, labels, thresholds,
                               max_depth_local, limit, tlim, encoding, state)
             if new is not None:
+                # copies of a hanging subtree get only part of its samples: drop empty sides
+                new = prune_empty(new, X[rows_of[id(path[i])]])
                 root = replace(root, path[i], new)
                 state["root"] = root
                 state["n_windows"] += 1
@@ -225,16 +230,23 @@ def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_loca
         red = L.reduce_rows(L.binarize(X[rows], L.window_tests(window)), cls)
         return red is not None and len(red[0]) <= limit(depth)
 
+    if len(rows_of[id(r)]) == 0:
+        return None
     window = L.grow_window(r, rows_of, heights, code, max_depth_local, fits)
     if window is None or not fits(window):
         return None
     rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code, heights)
+    # a window that failed before fails again while its nodes and hanging depths stay
+    key = tuple(id(n) for n in window) + tuple((id(u), heights[id(u)]) for u in hanging)
+    if key in state["failed"]:
+        return None
     if depth < 2 and len(np.unique(cls)) > 1:
         return None  # one decision separating two classes cannot get shallower
     # safe window (Corollary 1): the unweighted depth bounds the weighted one
     safe = all(depth + w <= wdepth for w in weights[len(code):])
     deadline = time.monotonic() + time_limit
     Xr = X[rows]
+    timed_out = False
     for reduction in ("own", "support"):
         left = deadline - time.monotonic()
         if left <= 0:
@@ -257,10 +269,13 @@ def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_loca
         state["n_tried"] += 1
         w_use = np.zeros_like(weights) if safe else weights
         below = depth if safe else wdepth
-        local, _, _ = minimum_depth_tree(B, c, w_use, below, encoding, time_limit=left)
+        local, _, optimal = minimum_depth_tree(B, c, w_use, below, encoding, time_limit=left)
+        timed_out |= local is None and not optimal
         if local is None or weighted_depth(local, weights) >= wdepth:
             continue
         return _nodes_of(local, tests, labels, hanging, X.shape[1])
+    if not timed_out:
+        state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
     return None
 
 
