@@ -138,6 +138,22 @@ def test_small_windows_with_hanging_subtrees_keep_classes():
     assert np.all(res.tree.predict(X) == tree.predict(X))
 
 
+def test_window_with_hanging_subtrees_is_rebalanced():
+    """A depth-3 chain over x2, x3, x4 above four different subtrees: with the feature
+    x5 = x2 or x3 the window has a depth-2 replacement, so the depth falls from 5 to 4
+    and every subtree must land under its own special leaf."""
+    X = np.array([[a, b, *chain, chain[0] or chain[1]] for a in (0, 1) for b in (0, 1)
+                  for chain in ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0))], dtype=float)
+    h4, h3, h2, h1 = (0, (0, 1)), (0, 1), ((1, 0), (0, 1)), ((0, 1), (1, 0))
+    features = [2, 3, 4, 0, 1, 0, 0, 1, 1, 0, 1, 1]  # preorder
+    tree = gto.Tree((((h4, h3), h2), h1), 6, W=np.eye(6)[features], gamma=[0.5] * 12)
+    y = tree.predict(X)
+    assert tree_depth(tree) == 5
+    res = improve(tree, X, y, max_depth_local=3, time_limit=30, quiet=True)
+    assert tree_depth(res.tree) == res.depth_after <= 4
+    assert np.array_equal(res.tree.predict(X), y)
+
+
 def test_improve_unpruned_sklearn_tree_keeps_every_training_class():
     X, y = problems.load("monk1")
     clf = DecisionTreeClassifier(random_state=0).fit(X, y)
