@@ -79,36 +79,12 @@ def n_decisions(node):
     return 0 if node.is_leaf else 1 + n_decisions(node.left) + n_decisions(node.right)
 
 
-def route(node, X, idx=None):
-    """Dict ``id(leaf) -> row indices`` of the rows of X (or ``X[idx]``) reaching each leaf."""
-    idx = np.arange(len(X)) if idx is None else idx
-    out = {}
-
-    def walk(n, rows):
-        if n.is_leaf:
-            out[id(n)] = rows
-            return
-        left = n.goes_left(X[rows])
-        walk(n.left, rows[left])
-        walk(n.right, rows[~left])
-
-    walk(node, idx)
-    return out
-
-
 def predict(node, X):
     """Labels of the leaves the rows of X reach (a literal walk of the nodes)."""
+    rows = rows_by_node(node, X)
     labels = np.empty(len(X), dtype=object)
-
-    def walk(n, rows):
-        if n.is_leaf:
-            labels[rows] = n.label
-            return
-        left = n.goes_left(X[rows])
-        walk(n.left, rows[left])
-        walk(n.right, rows[~left])
-
-    walk(node, np.arange(len(X)))
+    for leaf, _, _ in leaves_with_depth(node):
+        labels[rows[id(leaf)]] = leaf.label
     return labels
 
 
