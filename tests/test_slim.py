@@ -249,3 +249,16 @@ def test_bad_arguments():
     oblique.W = oblique.W + 0.5
     with pytest.raises(ValueError, match="axis-aligned"):
         improve(oblique, X, y, quiet=True)
+
+
+def test_experiment_script_prints_the_tables(capsys):
+    from experiments import slim as script
+
+    out = script.main(["--sets", "monk1", "--numeric", "none", "--gto-sets", "australian",
+                       "--budget", "2", "--gto-budget", "2", "--folds", "2"])
+    text = capsys.readouterr().out
+    assert "monk1" in text and "mean" in text and "errors lower on" in text
+    rows = out["discrete"]["rows"]
+    assert len(rows) == 2 and all(r["train_classes_kept"] for r in rows)
+    assert all(r["depth_after"] <= r["depth_before"] for r in rows)
+    assert all(r["errors_after"] <= r["errors_before"] for r in out["gto"]["rows"])
