@@ -37,6 +37,7 @@ from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned
 
 METHODS = ("sat", "gto")
 ENCODINGS = ("auto", "depth", "pb")
+PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 
 
 def sample_limits(max_depth_local, low=70, high=15):
@@ -267,13 +268,22 @@ def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_loca
             continue
         B, c = red
         state["n_tried"] += 1
-        w_use = np.zeros_like(weights) if safe else weights
-        below = depth if safe else wdepth
-        local, _, optimal = minimum_depth_tree(B, c, w_use, below, encoding, time_limit=left)
-        timed_out |= local is None and not optimal
-        if local is None or weighted_depth(local, weights) >= wdepth:
-            continue
-        return _nodes_of(local, tests, labels, hanging, X.shape[1])
+        # a safe window first by its unweighted depth (DT_depth, Corollary 1), then any
+        # window by its weighted depth (DT_pb), which may also move leaves of small
+        # weight down to lift a heavy one
+        tries = [(np.zeros_like(weights), depth)] if safe else []
+        if not safe or (len(hanging) > 1 and len(B) <= PB_WEIGHTED_ROWS):
+            tries.append((weights, wdepth))
+        for w_use, below in tries:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            local, _, optimal = minimum_depth_tree(B, c, w_use, below, encoding,
+                                                   time_limit=left)
+            timed_out |= local is None and not optimal
+            if local is not None and weighted_depth(local, weights) < wdepth:
+                return _nodes_of(local, tests, labels, hanging, X.shape[1])
     if not timed_out:
         state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
     return None
