@@ -109,8 +109,9 @@ def binarize(X, tests):
     return X[:, f] > t
 
 
-def candidate_tests(X, tree_thresholds):
-    """Tests for the rows X of a window: the tree's split values, then midpoints (module doc)."""
+def candidate_tests(X, tree_thresholds, max_cells=50_000_000):
+    """Tests for the rows X of a window: the tree's split values, then midpoints (module doc);
+    None when rows x tests would exceed ``max_cells``."""
     tests = []
     for f in range(X.shape[1]):
         vals = np.unique(X[:, f])
@@ -118,6 +119,8 @@ def candidate_tests(X, tree_thresholds):
             continue
         own = sorted(t for t in tree_thresholds.get(f, ()) if vals[0] <= t < vals[-1])
         tests += [(f, t) for t in own] + [(f, t) for t in (vals[:-1] + vals[1:]) / 2]
+        if len(tests) * len(X) > max_cells:
+            return None
     return distinct_tests(X, tests)
 
 

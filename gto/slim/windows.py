@@ -256,12 +256,12 @@ def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_loca
             tests = L.window_tests(window)
         else:
             tests = L.candidate_tests(Xr, thresholds)
+            if tests is None:
+                break
             red = L.reduce_rows(L.binarize(Xr, tests), cls)
-            if red is None:
-                return None
-            keep = L.support_set(*red)
+            keep = None if red is None else L.support_set(*red)
             if keep is None:
-                return None
+                break
             tests = [tests[j] for j in keep]
         red = L.reduce_rows(L.binarize(Xr, tests), cls)
         if red is None or len(red[0]) > limit(depth):
