@@ -22,9 +22,10 @@ from sklearn.tree import DecisionTreeClassifier
 import gto
 import problems
 from gto.files import write_text_atomic
+from gto.tree import FIGURE2
 from gto.progress import Progress
 
-STRUCTURE = ((0, 1), (0, 1))  # the paper's three-decision tree (Figure 2)
+STRUCTURE = FIGURE2  # the paper's three-decision tree (Figure 2)
 FIELDS = ["dataset", "split", "arm", "train_error", "test_error", "decisions", "seconds", "failed"]
 
 Split = namedtuple("Split", "dataset split X_train y_train X_test y_test seed")
@@ -159,6 +160,29 @@ def arm_rows(rows, arms):
                 continue
             decisions = "" if s["decisions"] is None else f"{s['decisions']:.1f}"
             yield name, arm, [pm(s["train"], s["failed"]), pm(s["test"], s["failed"]), decisions]
+
+
+def tidy(rows, paper=None):
+    """Runs as a tidy DataFrame: dataset, arm, split, set ("train"/"test"), error %, source.
+
+    ``paper`` (``{(dataset, arm): (train, test, decisions)}``) adds the published
+    figures as ``source="paper"`` rows for the data sets and arms in ``rows``.
+    """
+    import pandas as pd
+
+    long = [{"dataset": r["dataset"], "arm": r["arm"], "split": r["split"], "set": part,
+             "error": float(r[f"{part}_error"]), "source": "ours"}
+            for r in rows if not r["failed"] for part in ("train", "test")]
+    present = {(r["dataset"], r["arm"]) for r in rows}
+    for (name, arm), figures in (paper or {}).items():
+        if (name, arm) in present:
+            long += [{"dataset": name, "arm": arm, "split": -1, "set": part, "error": value,
+                      "source": "paper"}
+                     for part, value in zip(("train", "test"), figures[:2]) if value is not None]
+    frame = pd.DataFrame(long, columns=["dataset", "arm", "split", "set", "error", "source"])
+    order = list(dict.fromkeys(r["dataset"] for r in rows))
+    frame["dataset"] = pd.Categorical(frame["dataset"], categories=order, ordered=True)
+    return frame.sort_values(["dataset", "source"], kind="stable").reset_index(drop=True)
 
 
 def markdown_table(header, rows):

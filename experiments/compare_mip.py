@@ -28,10 +28,11 @@ import gto
 import gto.mip
 import problems
 from gto.files import write_text_atomic
+from gto.tree import FIGURE2
 
 from .common import markdown_table, write_csv
 
-STRUCTURE = ((0, 1), (0, 1))
+STRUCTURE = FIGURE2
 FIELDS = ["dataset", "budget", "arm", "n_errors", "bound", "gap", "status", "time_to_best", "runtime"]
 
 

@@ -25,7 +25,7 @@ from gto.files import write_text_atomic
 
 from . import peers
 from .common import (EPTS_M, EPTS_P, FW, arm_rows, failures, fit_c45, markdown_table,
-                     run_splits, summarize, synthetic_splits, write_csv)
+                     run_splits, synthetic_splits, tidy, write_csv)
 
 ARMS = {"EPTS-M": EPTS_M, "EPTS-P": EPTS_P, "FW": FW, "C4.5": fit_c45}
 DIMENSIONS = (2, 5, 10)
@@ -41,9 +41,9 @@ def picture(rows, arms, path):
     try:
         from gto import plots
 
-        groups = list(dict.fromkeys(r["dataset"] for r in rows))
-        plots.error_bars(summarize(rows), path, groups, list(arms),
-                         title="Figure 4: 200 train / 2000 test, mean error % (± std)")
+        fig = plots.error_bars(tidy(rows),
+                               title="Figure 4: 200 train / 2000 test, mean error % (± std)")
+        fig.savefig(path)
         return f"wrote {path}"
     except ImportError as exc:
         return f"no picture: {exc}"

@@ -4,8 +4,10 @@
   the GTO three-decision tree (EPTS, product error, best of the greedy start
   and three random ones) against unpruned CART;
 - ``history.png``: objective and error count against iteration for EPTS and
-  FW on the heart data;
-- ``table1.png``: bar chart of ``table1.csv`` (run ``experiments.table1`` first).
+  FW on the heart data, every restart and the best so far (FW on log-scaled
+  iterations);
+- ``table1.png``: bar chart of ``table1.csv`` beside the paper's figures
+  (run ``experiments.table1`` first).
 
     python -m experiments.plots --out results
 """
@@ -20,9 +22,14 @@ import gto
 import problems
 from gto import plots
 
-from .common import STRUCTURE, read_csv, summarize
+from .common import STRUCTURE, read_csv, tidy
 
 PICTURES = ("figure1", "history", "table1")
+
+
+def _save(fig, path):
+    fig.savefig(path)
+    return path
 
 
 def figure1(out, max_iter=10_000, seed=0, restarts=4):
@@ -35,27 +42,35 @@ def figure1(out, max_iter=10_000, seed=0, restarts=4):
     cart = DecisionTreeClassifier(random_state=seed).fit(X, y)
     titles = [f"GTO (EPTS, {restarts} starts), 3 decisions",
               f"CART unpruned, {cart.tree_.node_count // 2} decisions"]
-    return plots.decision_regions([res.tree, cart], X, y, os.path.join(out, "figure1.png"),
-                                  titles=titles)
+    fig = plots.compare_regions([res.tree, cart], X, y, titles=titles, figsize=(11, 4.8))
+    return _save(fig, os.path.join(out, "figure1.png"))
 
 
-def history(out, max_iter=10_000, seed=0, dataset="heart"):
-    """EPTS and FW runs from the greedy start: objective and errors per iteration."""
+def history(out, max_iter=10_000, seed=0, dataset="heart", restarts=3):
+    """EPTS and FW, ``restarts`` starts each (greedy, then random): every restart and the best."""
     X, y = problems.load(dataset)
     tree = gto.Tree.from_structure(STRUCTURE, X.shape[1])
     runs = [gto.optimize(tree, X, y, method=m, init="greedy", max_iter=max_iter,
-                         random_state=seed) for m in ("tabu", "frank-wolfe")]
-    return plots.convergence(runs, os.path.join(out, "history.png"),
-                             labels=[f"EPTS ({dataset})", f"FW ({dataset})"])
+                         restarts=restarts, random_state=seed) for m in ("tabu", "frank-wolfe")]
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 8))
+    axes = fig.subplots(2, 2)
+    for ax, run, label in zip(axes, runs, ("EPTS", "FW")):
+        plots.convergence([run], ax=ax, labels=[f"{label} ({dataset})"])
+    fig.tight_layout()
+    return _save(fig, os.path.join(out, "history.png"))
 
 
 def table1(out, csv_path=None):
-    """Bar chart of the Table 1 CSV (train and test error per data set and arm)."""
+    """Bars of the Table 1 CSV (train and test error per data set and arm), the paper's hatched."""
+    from .table1 import PAPER
+
     rows = read_csv(csv_path or os.path.join(out, "table1.csv"))
-    groups = list(dict.fromkeys(r["dataset"] for r in rows))
-    arms = list(dict.fromkeys(r["arm"] for r in rows))
-    return plots.error_bars(summarize(rows), os.path.join(out, "table1.png"), groups, arms,
-                            title="Table 1: mean error % (± std) over folds / repeats")
+    fig = plots.error_bars(tidy(rows, PAPER),
+                           title="Table 1: mean error % (± std over folds / repeats); "
+                                 "hatched: Bennett & Blue (1996)")
+    return _save(fig, os.path.join(out, "table1.png"))
 
 
 def main(argv=None):

@@ -33,11 +33,27 @@ from .common import (EPTS_P, FW, arm_rows, cv_splits, failures, fit_c45, markdow
 ARMS = {"FW": FW, "EPTS": EPTS_P, "C4.5": fit_c45}
 DIMENSIONS = (5, 10, 20)
 
-# The paper's Table 1, keyed (dataset, arm) -> (train %, test %, decisions).
-# Left empty on purpose: the numbers of Bennett & Blue (1996), RPI Math Report
-# 214, Table 1 were not available to us, and none are guessed.  The table
-# shows "n/a" until they are entered here with their source.
-PAPER = {}
+SOURCE = ("Bennett & Blue, Optimal Decision Trees, RPI Math Report 214 (1996), Table 1 "
+          "(problems.paper_table('bennett_blue_table1'))")
+
+
+def paper_figures():
+    """The paper's Table 1 as ``{(dataset, arm): (train %, test %, decisions)}`` in our names."""
+    figures = {}
+    for row in problems.paper_table("bennett_blue_table1"):
+        name = row["data"].replace("generated-", "synthetic-")
+        for arm, column, decisions in (("FW", "FW", "GTO_decisions"),
+                                       ("EPTS", "EPTS", "GTO_decisions"),
+                                       ("C4.5", "C45", "C45_decisions")):
+            entry = figures.setdefault((name, arm), [None, None, None])
+            entry[0 if row["set"] == "train" else 1] = float(row[column])
+            if row[decisions]:
+                entry[2] = float(row[decisions])
+    return {key: tuple(value) for key, value in figures.items()}
+
+
+# The paper's Table 1, keyed (dataset, arm) -> (train %, test %, decisions); SOURCE above.
+PAPER = paper_figures()
 
 
 def splits(quick):
@@ -48,14 +64,14 @@ def splits(quick):
 
 
 def table(rows, arms):
-    """Markdown rows: data set, arm, our errors and decisions, then the paper's."""
+    """Markdown rows: data set, arm, then per figure the paper's value beside ours."""
     body = []
     for name, arm, ours in arm_rows(rows, arms):
-        paper = PAPER.get((name, arm))
-        theirs = ["n/a"] * 3 if paper is None else [f"{v:g}" for v in paper]
-        body.append([name, arm, *ours, *theirs])
-    header = ["data", "arm", "train error %", "test error %", "decisions",
-              "paper train %", "paper test %", "paper decisions"]
+        paper = PAPER.get((name, arm)) or (None,) * 3
+        theirs = ["n/a" if v is None else f"{v:.1f}" for v in paper]
+        body.append([name, arm, *(cell for pair in zip(theirs, ours) for cell in pair)])
+    header = ["data", "arm", "train % paper", "train % ours", "test % paper", "test % ours",
+              "decisions paper", "decisions ours"]
     return markdown_table(header, body)
 
 
@@ -77,7 +93,7 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, peer_names=(), mip
         table(rows, arms),
         "",
         protocol,
-        "paper columns: n/a where the paper's numbers are not in experiments.table1.PAPER",
+        f"paper columns: {SOURCE}; n/a where the paper has no such arm",
         *notes,
         *failures(rows),
     ])

@@ -2,17 +2,19 @@
 
 A fixed-structure oblique decision tree becomes a set of disjunctive linear
 inequalities; an error measuring their violation is minimised over a polytope
-by extreme point tabu search or Frank-Wolfe.
+by extreme point tabu search or Frank-Wolfe.  The design notes cited as
+"DESIGN §n" in the docstrings are ``docs/DESIGN.md``.
 """
 from .estimator import GTOClassifier
 from .formulation import merge_duplicates, standard_form
+from .inspection import export_text, plot_tree
 from .objectives import OBJECTIVES, error
 from .optimize import METHODS, optimize
 from .tree import Tree
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip", "slim",
+    "OBJECTIVES", "METHODS", "mip", "slim", "export_text", "plot_tree",
 ]
 __version__ = "0.1.0"
 

@@ -16,6 +16,12 @@ from numba import njit
 
 from .objectives import COUNT_TOL
 
+#: decision values up to this (scaled units, margin 1) count as 0: the point goes
+#: left.  Points a rounding error from the hyperplane then go left in the walker
+#: and in the tree it returns (:meth:`gto.problem.TreeProblem.tree_of` with
+#: ``snap``), whichever sign the rounding gave them.
+BOUNDARY_TOL = 1e-9
+
 #: lets LLVM vectorise sums over the points (reassociation only: no finite-math
 #: assumption, the minimum error uses inf); results are reproducible on a machine
 REASSOC = {"reassoc"}
@@ -96,11 +102,11 @@ def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
 
 @njit(cache=True, inline="always")
 def reached_leaf(Zt, i, child_kind, child_index):
-    """Leaf point i reaches from the root (z <= 0 goes left); ``Zt[d, i]`` is
-    decision d's value at point i."""
+    """Leaf point i reaches from the root (z <= 0 goes left, up to
+    :data:`BOUNDARY_TOL`); ``Zt[d, i]`` is decision d's value at point i."""
     node = 0
     while True:
-        s = 1 if Zt[node, i] > 0 else 0
+        s = 1 if Zt[node, i] > BOUNDARY_TOL else 0
         if child_kind[node, s] == 1:
             return child_index[node, s]
         node = child_index[node, s]
@@ -150,13 +156,16 @@ def _pivot_rows(M, u, q):
 
 @njit(cache=True)
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                 theta, r, rabs):
+                 theta, r, rabs, coord, n_coord, zero_tol):
     """Block position q frees its triple (moving along sigma) and takes triple
     ``leave``: the bookkeeping arrays of :class:`gto.block.Block`,
     Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
     :mod:`gto.block`); then ``theta = Binv @ rhs[tight]`` and the slacks
     ``r = rhs - rows @ theta`` (``rows_t``: the rows transposed; ``rabs = |r|``,
-    inf on block rows).
+    inf on block rows).  Weights of tight coordinate rows (``coord`` ..
+    ``coord + n_coord - 1``, see :mod:`gto.block`) are set to exactly 0.
+    Outside the block, a slack beyond ``zero_tol`` has the basic variable of
+    its sign (a long step may pass crossings; a simple pivot changes none).
     """
     m, T = rows_t.shape
     freed = tight[q]
@@ -179,6 +188,9 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
         for c in range(m):
             acc += Binv[a, c] * rhs[tight[c]]
         theta[a] = acc
+    for c in range(m):
+        if coord <= tight[c] < coord + n_coord:
+            theta[tight[c] - coord] = 0.0
     r[:] = rhs
     for a in range(m):
         x = theta[a]
@@ -186,31 +198,71 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
             r[t] -= x * rows_t[a, t]
     for t in range(T):
         rabs[t] = abs(r[t])
+        if r[t] > zero_tol:
+            ybasic[t] = True
+        elif r[t] < -zero_tol:
+            ybasic[t] = False
     for c in range(m):
         r[tight[c]] = 0.0
         rabs[tight[c]] = np.inf
 
 
 @njit(cache=True)
-def edge_slots(steps, leave, tight, n_real, ybasic, base, T, valid, entering, leaving, coef,
-               offset):
+def within_budget(tight, q, leave, coord, n_coord, budget):
+    """True if freeing block position q for row ``leave`` leaves at most ``budget``
+    weights not pinned by a tight coordinate row (DESIGN §3b; ``budget < 0``: no
+    cap).  Coordinate rows are ``coord .. coord + n_coord - 1``."""
+    if budget < 0:
+        return True
+    pinned = 0
+    for c in range(tight.shape[0]):
+        if coord <= tight[c] < coord + n_coord:
+            pinned += 1
+    after = tight.shape[0] - 1 - pinned
+    if coord <= tight[q] < coord + n_coord:
+        after += 1  # a weight moves off zero
+    if coord <= leave < coord + n_coord:
+        after -= 1  # a weight reaches zero
+    return after <= budget
+
+
+@njit(cache=True)
+def edge_slots(steps, leave, csteps, cleave, tight, n_real, ybasic, base, R, coord, n_coord,
+               budget, valid, entering, leaving, coef, offset):
     """Decision d's 2m edge slots into the walker's edge table at ``offset``.
 
     Slot j < m frees block position q = j with sigma = +1 (u enters), slot
-    m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded
-    and frees a real triple; ``coef`` gets ``sigma * step``, so the decision's
-    values at the end of the edge are ``z + coef * H[q]`` (``H`` as
-    :mod:`gto.block` keeps it).  Variable numbers follow :func:`gto.standard_form`.
+    m + q with sigma = -1 (y enters).  A slot is valid when its ray is bounded,
+    frees a real row (a triple or a coordinate row) and keeps the decision
+    within ``budget`` nonzero weights (:func:`within_budget`); ``coef`` gets
+    ``sigma * step``, so the decision's values at the end of the edge are
+    ``z + coef * H[q]`` (``H`` as :mod:`gto.block` keeps it).  Variable numbers
+    follow :func:`gto.standard_form`: the decision's rows are numbered from
+    ``base`` (y), ``base + R`` (u), R the number of rows of all decisions.
+
+    Budget swap: where freeing a coordinate row would exceed the budget, the
+    edge instead runs on along its ray to the first weight reaching 0
+    (``csteps``, ``cleave``: the ratio tests over the coordinate rows only,
+    rows counted from ``coord``), passing the triples' crossings.  Every
+    crossing on the ray is a vertex (DESIGN §3b, long steps), so this is a
+    vertex with the same number of nonzero weights, one feature swapped.
     """
     m = tight.shape[0]
     for j in range(2 * m):
         q = j % m
-        ok = leave[j] >= 0 and tight[q] < n_real
+        row = leave[j]
+        step = steps[j]
+        if (row >= 0 and cleave[j] >= 0 and coord <= tight[q] < coord + n_coord
+                and not within_budget(tight, q, row, coord, n_coord, budget)):
+            row = coord + cleave[j]
+            step = csteps[j]
+        ok = row >= 0 and tight[q] < n_real
+        ok = ok and within_budget(tight, q, row, coord, n_coord, budget)
         valid[offset + j] = ok
         if ok:
-            entering[offset + j] = base + tight[q] + (T if j < m else 0)
-            leaving[offset + j] = base + leave[j] + (0 if ybasic[leave[j]] else T)
-            coef[offset + j] = (1.0 if j < m else -1.0) * steps[j]
+            entering[offset + j] = base + tight[q] + (R if j < m else 0)
+            leaving[offset + j] = base + row + (0 if ybasic[row] else R)
+            coef[offset + j] = (1.0 if j < m else -1.0) * step
 
 
 @njit(cache=True)
@@ -406,7 +458,7 @@ def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weig
     count = 0.0
     for i in range(N):
         z = znew[i]
-        flipped = (z > 0) != (zd[i] > 0)
+        flipped = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
         zd[i] = z
         if flipped:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]

@@ -7,6 +7,13 @@ is, per decision, n + 1 affinely independent tight triples (r = 0): the block
 y (violated side, r >= 0) or its u (r <= 0) basic; ``ybasic`` records which,
 so degenerate triples (r = 0 outside the block) follow the LP exactly.
 
+Sparse vertices (DESIGN §3b): rows ``coord .. coord + n_coord - 1`` may be
+coordinate rows ``e_j`` with right-hand side 0 (tight: ``w_j = 0``; their
+"y" is ``w_j^-``, basic when ``w_j < 0``, their "u" ``w_j^+``).  They enter
+and leave like triples: freeing one moves ``w_j`` off zero (sigma = +1 up,
+-1 down) and the ratio test stops where a nonzero ``w_k`` reaches 0.  The
+weights of tight coordinate rows are set to exactly 0.
+
 Where a decision's points span less than their space, the polytope has a
 lineality direction v; the crossover then pins it with a pseudo-row (v with
 v @ theta = 1) appended after the ``n_real`` real rows.  A pseudo-row stays
@@ -44,13 +51,17 @@ class SingularBlockError(ValueError):
 class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
-    def __init__(self, rows, tight, ybasic=None, n_real=None):
+    def __init__(self, rows, tight, ybasic=None, n_real=None, rhs=None, coord=None, n_coord=0):
         self.rows = rows
+        self.coord = len(rows) if coord is None else int(coord)  # first coordinate row
+        self.n_coord = int(n_coord)
         self._rows_t = np.ascontiguousarray(rows.T)  # for the slacks after a pivot
         self.points = np.zeros((0, rows.shape[1]))  # see track
         self.H = np.zeros((rows.shape[1], 0))
         self.n_real = len(rows) if n_real is None else int(n_real)
-        self.rhs = np.ones(len(rows))  # tight means rows @ theta = rhs (1: the margin)
+        # tight means rows @ theta = rhs (1: the margin; 0: a coordinate row)
+        self.rhs = np.ones(len(rows)) if rhs is None else np.asarray(rhs, dtype=float).copy()
+        self.rhs0 = self.rhs.copy()  # without perturbation
         self.m = rows.shape[1]
         self.tight = np.asarray(tight, dtype=np.int64).copy()
         if self.tight.shape != (self.m,) or len(set(self.tight.tolist())) != self.m:
@@ -87,6 +98,8 @@ class Block:
 
     def _set_theta(self):
         self.theta = self.Binv @ self.rhs[self.tight]
+        zero = self.tight[(self.tight >= self.coord) & (self.tight < self.coord + self.n_coord)]
+        self.theta[zero - self.coord] = 0.0
         self.r = self.rhs - self.rows @ self.theta
         self.r[self.tight] = 0.0
         # |r| for the ratio test; block rows are never a leaving variable
@@ -130,10 +143,29 @@ class Block:
         return ratio_all(self.G, self.rabs, self.ybasic, self.in_block, PIVOT_TOL,
                          PIVOT_RTOL)
 
+    def coordinate_ratio_test_all(self):
+        """:meth:`ratio_test_all` over the coordinate rows only: where each edge's
+        ray first takes a nonzero weight to 0 (rows counted from ``coord``;
+        see :func:`gto._kernels.edge_slots`)."""
+        c = slice(self.coord, self.coord + self.n_coord)
+        return ratio_all(self.G[:, c], self.rabs[c], self.ybasic[c], self.in_block[c], PIVOT_TOL,
+                         PIVOT_RTOL)
+
+    def coordinate_ratio_test(self, q, sigma):
+        """:meth:`ratio_test` over the coordinate rows only (rows counted from ``coord``)."""
+        c = slice(self.coord, self.coord + self.n_coord)
+        return ratio_one(self.G[:, c], q, sigma, self.rabs[c], self.ybasic[c], self.in_block[c],
+                         PIVOT_TOL, PIVOT_RTOL)
+
     def set_rhs(self, rhs):
         """Move to the vertex of this basis for right-hand side ``rhs`` (perturbation)."""
         self.rhs = np.asarray(rhs, dtype=float)
         self._set_theta()
+
+    def n_nonzero(self):
+        """Weights not pinned to 0 by a tight coordinate row (n without coordinate rows)."""
+        t = self.tight
+        return self.m - 1 - int(np.sum((t >= self.coord) & (t < self.coord + self.n_coord)))
 
     def real_positions(self):
         """Bool (m,): block positions holding a real triple (not a pseudo-row)."""
@@ -143,7 +175,8 @@ class Block:
         """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
         self.updates += 1
         block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight, self.in_block,
-                     self.position, self.ybasic, q, leave, sigma, self.theta, self.r, self.rabs)
+                     self.position, self.ybasic, q, leave, sigma, self.theta, self.r, self.rabs,
+                     self.coord, self.n_coord, ZERO_TOL)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

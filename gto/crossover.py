@@ -35,7 +35,7 @@ def margin_scaled(Z):
     return shift, scale
 
 
-def purify(rows, theta, cost, rng=None):
+def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     """A vertex block reached from ``theta`` without any slack changing sign.
 
     ``rows`` are the decision's triples ``s [x, -1]``, ``cost`` the weights used
@@ -43,18 +43,25 @@ def purify(rows, theta, cost, rng=None):
     violation ``sum cost * max(0, r)`` wins).  A direction along which no
     slack moves (the points do not span their space) is pinned by a
     pseudo-row (see :mod:`gto.block`).
+
+    With coordinate rows (``rhs`` 0 on rows ``coord .. coord + n_coord - 1``,
+    DESIGN §3b) every zero weight of ``theta`` starts tight and so stays 0;
+    a weight that reaches 0 on the way becomes tight too.
     """
     m = rows.shape[1]
     n_real = len(rows)
     theta = np.array(theta, dtype=float)
-    tight = []
+    rhs = np.ones(n_real) if rhs is None else np.asarray(rhs, dtype=float)
+    coord = n_real if coord is None else int(coord)
+    cost = np.append(cost, np.zeros(n_real - len(cost)))  # coordinate rows cost nothing
+    tight = [coord + j for j in range(n_coord) if theta[j] == 0.0]
     rng = np.random.default_rng(rng)
     while len(tight) < m:
         Q = scipy.linalg.null_space(rows[tight]) if tight else np.eye(m)
         v = Q @ (Q.T @ -theta)  # shrink towards the origin first: scaling down to the margin
         if np.linalg.norm(v) <= 1e-12 * max(1.0, np.linalg.norm(theta)):
             v = Q @ rng.standard_normal(Q.shape[1])
-        r = 1.0 - rows @ theta
+        r = rhs - rows @ theta
         best = None
         zero = np.abs(r) <= ZERO_TOL  # satisfied on the margin: must not rise
         for direction in (v, -v):
@@ -68,29 +75,36 @@ def purify(rows, theta, cost, rng=None):
             steps = np.where(zero[idx], 0.0, r[idx] / rate[idx])
             k = int(np.argmin(steps))
             new_theta = theta + steps[k] * direction
-            violation = cost @ np.maximum(0.0, 1.0 - rows @ new_theta)
+            violation = cost @ np.maximum(0.0, rhs - rows @ new_theta)
             if best is None or violation < best[0]:
                 best = (violation, new_theta, int(idx[k]))
         if best is None:  # v is a lineality direction: pin it with a pseudo-row
             v = v / np.linalg.norm(v)
             theta = theta + (1.0 - v @ theta) * v  # now v @ theta = 1; no slack moves
             rows = np.vstack([rows, v])
+            rhs = np.append(rhs, 1.0)
             cost = np.append(cost, 0.0)
             best = (None, theta, len(rows) - 1)
         _, theta, new = best
         tight.append(new)
-    return Block(rows, np.array(tight), n_real=n_real)
+    return Block(rows, np.array(tight), n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
 
 
-def crossover_blocks(decision_rows, triple_costs, Theta, rng=None):
+def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_point=None,
+                     n_coord=0):
     """Blocks of a vertex no worse than ``Theta`` (D, n + 1) in misclassified count.
 
     ``Theta`` must already be margin-scaled (every |z| >= 1, see
     :func:`margin_scaled`) so that each correctly classified point has zero
-    slack along its path.
+    slack along its path.  With coordinate rows (``rhs``, ``n_point`` triples
+    per decision then ``n_coord`` coordinate rows, as in
+    :class:`gto.problem.TreeProblem`) zero weights stay zero.
     """
     rng = np.random.default_rng(rng)
+    D = len(decision_rows)
+    rhs = [None] * D if rhs is None else rhs
+    n_point = [len(r) for r in decision_rows] if n_point is None else n_point
     return [
-        purify(rows, theta, cost, rng)
-        for rows, cost, theta in zip(decision_rows, triple_costs, Theta)
+        purify(rows, theta, cost, rng, rhs[d], n_point[d], n_coord)
+        for d, (rows, cost, theta) in enumerate(zip(decision_rows, triple_costs, Theta))
     ]

@@ -22,7 +22,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         classes and depth 2).
     depth : int, default 2
         Depth of the default complete tree (needs 2**depth >= number of classes).
-    objective, method, p, max_iter, time_limit, restarts, n_jobs, random_state, init
+    objective, method, p, max_iter, time_limit, restarts, n_jobs, random_state, init, verbose
         As in :func:`gto.optimize`.
 
     Attributes
@@ -35,11 +35,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     result_ : the :func:`gto.optimize` result.
     n_iter_ : int, tabu moves or Frank-Wolfe iterations over all restarts.
     n_features_in_ : int
+    feature_names_in_ : names of the DataFrame columns fitted on, if any.
+    n_node_samples_ : (D, 2) training weight each decision sent left and right.
+    feature_importances_ : see :func:`gto.inspection.feature_importances`.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=10_000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
-                 init="auto"):
+                 init="auto", verbose=0):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -51,6 +54,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.init = init
+        self.verbose = verbose
 
     def _initial_tree(self, n_features):
         if self.structure is not None:
@@ -76,7 +80,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             tree, X, y, objective=self.objective, method=self.method, p=self.p,
             max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
             n_jobs=self.n_jobs, random_state=self.random_state, sample_weight=sample_weight,
-            init=self.init,
+            init=self.init, verbose=self.verbose,
         )
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
@@ -89,6 +93,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         empty = counts.sum(axis=1) == 0
         counts[empty, own[empty]] = 1.0
         self.leaf_proba_ = counts / counts.sum(axis=1, keepdims=True)
+        self._fit_inspection(X, sample_weight)
         return self
 
     def apply(self, X):
@@ -111,3 +116,26 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+    # -- inspection (DESIGN §9; gto.inspection) ------------------------------------
+    def _fit_inspection(self, X, sample_weight):
+        from . import inspection
+
+        self.n_node_samples_ = inspection.node_samples(self.tree_, X, sample_weight)
+        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight)
+
+    def get_depth(self):
+        """Depth of the fitted tree (longest root-to-leaf path)."""
+        check_is_fitted(self)
+        return self.tree_.get_depth()
+
+    def get_n_leaves(self):
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def decision_path(self, X):
+        """(n_samples, n_nodes) CSR indicator of the nodes each sample visits (preorder ids)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.tree_.decision_path(X)

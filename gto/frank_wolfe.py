@@ -9,6 +9,12 @@ so f is a polynomial of degree (number of class leaves) * p and the line
 search is exact.  After each step the slacks are tightened to max(0, r),
 which can only lower f (f is non-decreasing in y >= 0).  The method stops
 when the minimum principle holds, ``grad f(x) . (v - x) >= 0``.
+
+With the L1 penalty (``problem.alpha``, DESIGN §3b) the objective adds
+``alpha * sum (w+ + w-)``, linear in the LP's variables: the subproblem
+charges alpha to both sides of each coordinate row, the line search adds
+the linear term ``alpha ((1 - lambda) |w|_1 + lambda |v_w|_1)`` and the
+split ``w+ = max(0, w)``, ``w- = max(0, -w)`` is tightened like y.
 """
 from __future__ import annotations
 
@@ -97,12 +103,14 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     (iteration, product error, misclassified count, gap) of the iterates;
     ``fewest`` is ``(count, value, Theta, wall time)`` of the iterate with the
     fewest misclassified points (ties by value), which need not be the last.
-    ``callback(k, Theta, value)`` may return True to stop.
+    ``callback(k, Theta, value)`` may return True to stop.  Values include
+    the penalty ``problem.penalty(Theta)``.
     """
     t0 = time.perf_counter()
     Theta = np.array([b.theta for b in blocks])
     Z, YL, YR = _slacks(problem, Theta)
-    value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0]
+    alpha = problem.alpha
+    value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0] + problem.penalty(Theta)
     history = [(0, value, problem.n_errors(Z), np.nan)]
     fewest = (history[0][2], value, Theta, time.time())
     status, message = 0, "iteration limit reached"
@@ -114,23 +122,32 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
                 pts = problem.row_points[d]
                 left = problem.row_sides[d] < 0
                 cost = np.where(left, gL[pts, d], gR[pts, d])
-                solve_hinge_lp(b, cost)
+                if alpha:  # alpha on w- (y) and w+ (u) of the coordinate rows
+                    pen = np.full(b.n_coord, alpha)
+                    solve_hinge_lp(b, np.concatenate([cost, pen]),
+                                   ucost=np.concatenate([np.zeros(len(cost)), pen]))
+                else:
+                    solve_hinge_lp(b, cost)
                 Theta_v[d] = b.theta
             _, VL, VR = _slacks(problem, Theta_v)
             dL, dR = VL - YL, VR - YR
-            gap = float(np.sum(gL * dL) + np.sum(gR * dR))
+            pen0, pen1 = problem.penalty(Theta), problem.penalty(Theta_v)
+            gap = float(np.sum(gL * dL) + np.sum(gR * dR)) + pen1 - pen0
             if gap >= -GAP_TOL * max(1.0, value):
                 status, message = 0, "minimum principle satisfied"
                 history.append((k, value, history[-1][2], gap))
                 break
-            lam, _ = _exact_line_search(product_polynomial(problem, YL, YR, dL, dR))
+            coef = product_polynomial(problem, YL, YR, dL, dR)
+            coef[0] += pen0
+            coef[1] += pen1 - pen0  # the penalty is linear along the segment
+            lam, _ = _exact_line_search(coef)
             if lam == 0.0:
                 status, message = 0, "no descent along the Frank-Wolfe direction"
                 history.append((k, value, history[-1][2], gap))
                 break
             Theta = Theta + lam * (Theta_v - Theta)
             Z, YL, YR = _slacks(problem, Theta)  # tighten y to max(0, r)
-            value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0]
+            value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0] + problem.penalty(Theta)
             history.append((k, value, problem.n_errors(Z), gap))
             if history[-1][2] < fewest[0] or (history[-1][2] == fewest[0] and value < fewest[1]):
                 fewest = (history[-1][2], value, Theta, time.time())

@@ -1,4 +1,4 @@
-"""The three GTO error functions (paper §3, eq. 15, 17, 19)."""
+"""The GTO error functions (paper §3, eq. 15, 17, 19; DESIGN §2) and the lexicographic one."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from ._validation import check_fit_data
 from .formulation import class_leaf_mask, decision_values, leaf_errors
 
-OBJECTIVES = ("product", "minimum", "count")
+OBJECTIVES = ("product", "minimum", "count", "lexicographic")
 #: the count (eq. 15) treats a leaf error at or below this as 0: at a vertex the
 #: tight triples sit exactly on the margin, up to floating-point round-off
 COUNT_TOL = 1e-9
@@ -34,14 +34,37 @@ def point_errors(leaf_err, mask, objective):
     return (best > COUNT_TOL).astype(float)
 
 
+def lexicographic(count, minimum, eps, scale=1.0):
+    """Count first, then the minimum error: ``count + eps * m / (m + scale)``.
+
+    With ``eps`` below the smallest point weight a lower count always wins;
+    ``scale`` (the minimum error at the start, in the walker) sets how fast
+    the tie-break saturates.  Works on arrays.
+    """
+    return count + eps * minimum / (minimum + scale)
+
+
+def lexicographic_eps(weight):
+    """Half the smallest positive point weight: the tie-break stays below one point."""
+    positive = weight[weight > 0]
+    return 0.5 * (positive.min() if positive.size else 1.0)
+
+
 def error(tree, X, y, objective="product", p=1, sample_weight=None):
     """GTO error of ``tree`` on (X, y): the weighted sum of point errors.
 
-    ``objective`` is "count" (eq. 15), "minimum" (eq. 17) or "product"
-    (eq. 19); decision errors are ``max(0, 1 -/+ (x @ w - gamma))**p``.
-    All three are 0 iff every point is classified correctly with margin 1.
+    ``objective`` is "count" (eq. 15), "minimum" (eq. 17), "product"
+    (eq. 19) or "lexicographic" (:func:`lexicographic` of the count and the
+    minimum error, scale 1); decision errors are
+    ``max(0, 1 -/+ (x @ w - gamma))**p``.  All are 0 iff every point is
+    classified correctly with margin 1.
     """
     check_objective(objective, p)
     X, y, w = check_fit_data(tree, X, y, sample_weight)
     LE = leaf_errors(tree, decision_values(tree, X), p)
-    return float(w @ point_errors(LE, class_leaf_mask(tree, y), objective))
+    mask = class_leaf_mask(tree, y)
+    if objective == "lexicographic":
+        count = w @ point_errors(LE, mask, "count")
+        minimum = w @ point_errors(LE, mask, "minimum")
+        return float(lexicographic(count, minimum, lexicographic_eps(w)))
+    return float(w @ point_errors(LE, mask, objective))

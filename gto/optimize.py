@@ -5,10 +5,13 @@ one), the crossover to a vertex (Theorem 4.1), then EPTS on the structured
 walker or Frank-Wolfe followed by the crossover.  Restarts run in parallel
 through joblib (so on a Dask cluster under ``joblib.parallel_backend("dask")``).
 The answer is the tree with the fewest training errors (ties by objective),
-never one with more errors than the tree given.
+never one with more errors than the tree given (when that tree is within the
+feature budget); with an L1 penalty (``alpha > 0``) it is the tree with the
+best penalised objective.
 """
 from __future__ import annotations
 
+import logging
 import numbers
 import time
 
@@ -22,27 +25,16 @@ from tabu.epts import MODES as EPTS_MODES
 from .frank_wolfe import frank_wolfe
 from .objectives import OBJECTIVES, check_objective
 from .problem import WALK_OBJECTIVES, TreeProblem
-from .starts import greedy_theta, random_start
-from .tree import Tree
+from .progress import Progress, logger, verbose_logging
+from .starts import axis_aligned_tree, cart_tree, greedy_theta, is_complete, random_start
+from .tree import as_tree
 from .walker import walker_from_theta
 
 METHODS = ("tabu", "frank-wolfe")
-INITS = ("auto", "tree", "greedy", "random")
+INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
-
-
-def as_tree(tree):
-    """A :class:`gto.Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
-    if isinstance(tree, Tree):
-        return tree
-    if hasattr(tree, "tree_") and hasattr(tree, "classes_"):
-        return Tree.from_sklearn(tree)
-    raise TypeError(
-        "tree must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
-        f"got {type(tree).__name__}"
-    )
 
 
 def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
@@ -65,9 +57,24 @@ def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
 
 
+def _check_sparsity(alpha, max_features, n_features):
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
+            np.isfinite(alpha) and alpha >= 0):
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    if max_features is not None and (
+            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral)
+            or not 1 <= max_features <= n_features):
+        raise ValueError(f"max_features must be None or an int in [1, {n_features}], "
+                         f"got {max_features!r}")
+
+
 def _start_theta(problem, kind, tree, rng):
     if kind == "tree":
         return problem.theta_of(tree)
+    if kind == "cart":
+        return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
+    if kind == "axis":
+        return problem.theta_of(axis_aligned_tree(problem))
     if kind == "greedy":
         return greedy_theta(problem, rng)
     return random_start(problem, rng)
@@ -140,7 +147,8 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
-             sample_weight=None, init="auto", options=None):
+             sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
+             verbose=0):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
@@ -157,16 +165,42 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     time_limit : seconds of wall time for the whole call; the best tree so far
         is returned when it runs out (likewise on Ctrl-C).
     restarts : number of starts; the first from ``init``, the others random
-        (the second is the greedy LP tree when the first is the given tree).
+        (the second is the greedy LP tree when the first is the given, CART or
+        axis-aligned tree, and CART after the greedy one with ``max_features``
+        on a complete structure).
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
     sample_weight : per-point weights.
-    init : "auto" (the tree if it has splits, else the greedy LP tree),
-        "tree", "greedy" or "random".
+    init : "auto" (the tree if it has splits; else, with ``max_features=1``
+        and a complete structure of depth <= 2, the exact axis-aligned tree;
+        else, with ``max_features`` and a complete structure, the CART tree;
+        else the greedy LP tree), "tree", "greedy", "random", "cart"
+        (scikit-learn's CART tree of the same depth, see
+        :func:`gto.starts.cart_tree`; ValueError unless the structure is
+        complete) or "axis" (the axis-aligned tree with the fewest training
+        errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
+        structure is complete of depth 1 or 2).
     options : extra keyword arguments for :func:`tabu.search` or
         :func:`gto.frank_wolfe.frank_wolfe`.
+    alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
+        decisions on the internally standardised scale (DESIGN §3b; with the
+        margin fixed at 1 a wider margin and fewer features, as in the 1-norm
+        SVM), added to the objective.  With ``alpha > 0`` the answer is the
+        tree with the best penalised objective (not the fewest errors).
+    max_features : None or int, the most nonzero weights per decision; 1
+        gives axis-aligned trees.  Starts keep their largest weights (scaled
+        units) and the search never exceeds the budget.
+
+    ``alpha > 0``, ``max_features`` or ``init="cart"`` switch on sparse
+    vertices (coordinate rows ``w_j = 0``, DESIGN §3b): the search then runs
+    over the polytope with ``w = w+ - w-`` on per-feature standardised data,
+    and zero weights of the start stay zero.  (``max_features=n_features``
+    gives sparse vertices without a cap.)
+    verbose : 0 silent; 1 a progress bar (tqdm) over the iterations (over the
+        restarts with ``n_jobs != 1``); 2 also one log line per restart on the
+        ``"gto"`` logger (shown on stderr if logging is not configured).
 
     Returns
     -------
@@ -174,21 +208,41 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries), ``time`` (seconds),
+    winning restart), ``restarts`` (per-restart summaries, each with its
+    ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
-    ``message``, ``success``.
+    ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
+    ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
+    always the training misclassified count and :func:`gto.error` the
+    paper's error without the penalty.
     """
     t0 = time.perf_counter()
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
-    problem = TreeProblem(tree, X, y, sample_weight, p)
+    _check_sparsity(alpha, max_features, tree.n_features)
+    if method == "frank-wolfe" and max_features is not None:
+        raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
+    complete = is_complete(tree)
+    shallow = complete and tree.sides.shape[1] <= 3
+    if init == "cart" and not complete:
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    if init == "axis" and not shallow:
+        raise ValueError("init='axis' needs a complete tree structure of depth 1 or 2")
+    sparse = alpha > 0 or max_features is not None or init in ("cart", "axis")
+    problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
+                          max_features=max_features)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
     first = init
     if init == "auto":
-        first = "tree" if np.any(tree.W != 0) else "greedy"
-    kinds = [first] + (["greedy"] if first == "tree" else [])
+        first = "tree" if np.any(tree.W != 0) else (
+            "axis" if max_features == 1 and shallow else
+            "cart" if max_features is not None and complete else "greedy")
+    # the second start: the greedy LP tree, or CART after it for a sparse search
+    kinds = [first] + (["greedy"] if first in ("tree", "cart", "axis") else
+                       ["cart"] if first == "greedy" and max_features is not None and complete
+                       else [])
     kinds = (kinds + ["random"] * restarts)[:restarts]
     seeds = np.random.SeedSequence(
         random_state if not isinstance(random_state, np.random.Generator)
@@ -196,24 +250,55 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ).spawn(restarts)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
+    sequential = n_jobs == 1 or restarts == 1
+    bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
+                   quiet=not verbose, force=True)
     jobs = [
         delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                             callback, dict(options or {}), origin)
-        for kind, seed in zip(kinds, seeds)
+                             _chain(callback, bar.iteration_callback(r * max_iter)
+                                    if sequential and verbose else None),
+                             dict(options or {}), origin)
+        for r, (kind, seed) in enumerate(zip(kinds, seeds))
     ]
     runs, interrupted = [], False
-    try:
-        if n_jobs == 1 or restarts == 1:
-            for job in jobs:
-                runs.append(job[0](*job[1], **job[2]))
-                if runs[-1]["status"] == 3 or (deadline is not None and time.time() > deadline):
-                    break
-        else:
-            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
-                runs.append(run)
-    except KeyboardInterrupt:
-        interrupted = True
+    with bar, verbose_logging(verbose):
+        try:
+            if sequential:
+                for job in jobs:
+                    runs.append(job[0](*job[1], **job[2]))
+                    _report(runs, restarts, verbose, bar, len(runs) * max_iter)
+                    if runs[-1]["status"] == 3 or (deadline is not None
+                                                   and time.time() > deadline):
+                        break
+            else:
+                for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+                    runs.append(run)
+                    _report(runs, restarts, verbose, bar, len(runs))
+        except KeyboardInterrupt:
+            interrupted = True
     return _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0)
+
+
+def _chain(callback, tick):
+    """One callback calling both (the user's answer decides whether to stop)."""
+    if tick is None or callback is None:
+        return callback or tick
+
+    def both(iteration, walker, value):
+        tick(iteration, walker, value)
+        return callback(iteration, walker, value)
+
+    return both
+
+
+def _report(runs, restarts, verbose, bar, count):
+    """Log the restart that just finished and move the bar."""
+    r = runs[-1]
+    logger.log(logging.INFO if verbose >= 2 else logging.DEBUG,
+               "restart %d/%d (%s start): %s errors, objective %.6g, %d iterations, %.2f s; %s",
+               len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
+               r["time"]["total"], r["message"])
+    bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
@@ -226,23 +311,29 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
 
     summaries = [
         {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
-                           "time_to_best")}
+                           "time_to_best", "history")}
         for r in runs
     ]
     if runs:
         best = min(runs, key=lambda r: (r["n_errors"], r["fun"]))
-        found = problem.tree_of(best["Theta_count"])
+        found = problem.tree_of(best["Theta_count"], snap=True)
         by_fun = min(runs, key=lambda r: r["fun"])
-        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"]), by_fun["fun"]
+        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
+        if problem.alpha > 0:  # the penalised objective is what is minimised
+            best, found = by_fun, tree_min_fun.copy()
         history, nit = best["history"], sum(r["nit"] for r in runs)
         time_to_best = best["time_to_best"]
     else:
         found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
         time_to_best = None
     n_errors = errors(found)
-    if n_errors > start_errors:  # round-off at a boundary: never return worse than given
+    within = problem.max_features is None or np.all(
+        np.count_nonzero(tree.W, axis=1) <= problem.max_features)
+    if n_errors > start_errors and problem.alpha == 0 and within:
+        # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
-    fun = _objective_value(problem, found, objective)
+    penalty = problem.penalty(problem.theta_of(found))
+    fun = _objective_value(problem, found, objective) + penalty
     if interrupted or any(r["status"] == 3 for r in runs):
         status, message = 3, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
@@ -250,7 +341,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     else:
         status, message = 0, f"{len(runs)} restart(s) finished"
     return OptimizeResult(
-        tree=found, n_errors=n_errors, fun=fun, tree_min_fun=tree_min_fun,
+        tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
         nit=nit, history=history, restarts=summaries, status=status, message=message,
         success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,

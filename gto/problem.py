@@ -11,12 +11,13 @@ import numpy as np
 
 from ._validation import check_fit_data
 from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
-from .objectives import OBJECTIVES, point_errors
-from ._kernels import misclassified
+from .objectives import OBJECTIVES, lexicographic, lexicographic_eps, point_errors
+from ._kernels import BOUNDARY_TOL, misclassified
 from .scaling import Scaler
 from .tree import Tree
 
-WALK_OBJECTIVES = OBJECTIVES + ("lexicographic",)
+WALK_OBJECTIVES = OBJECTIVES
+SNAP_TOL = 1e-12  # |w| below this (scaled units) is a rounding error
 
 
 class Objective:
@@ -35,9 +36,7 @@ class Objective:
         self.name = name
         self.problem = problem
         self.product = name == "product"
-        weight = problem.weight
-        positive = weight[weight > 0]
-        self.eps = 0.5 * (positive.min() if positive.size else 1.0)
+        self.eps = lexicographic_eps(problem.weight)
         self.lex_scale = max(float(lex_scale), 1e-12)
 
     def finish(self, sums):
@@ -47,7 +46,7 @@ class Objective:
             return total
         if self.name == "count":
             return count
-        return count + self.eps * total / (total + self.lex_scale)
+        return lexicographic(count, total, self.eps, self.lex_scale)
 
     def __call__(self, LE):
         """Objective of the (N, K) leaf errors."""
@@ -62,7 +61,8 @@ class Objective:
 class TreeProblem:
     """Validated, merged and scaled data for one tree structure."""
 
-    def __init__(self, tree, X, y, sample_weight=None, p=1):
+    def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
+                 max_features=None):
         X, y, w = check_fit_data(tree, X, y, sample_weight)
         self.structure = tree.structure
         self.template = tree
@@ -73,7 +73,7 @@ class TreeProblem:
         _, codes = np.unique(ym, return_inverse=True)
         order = np.argsort(codes.reshape(-1)[keep], kind="stable")  # group points by class
         Xm, ym, wm = Xm[keep][order], ym[keep][order], wm[keep][order]
-        self.scaler = Scaler(Xm)
+        self.scaler = Scaler(Xm, diagonal=coordinate_rows)
         Xs = self.scaler.transform(Xm)
         self.N, self.n = Xs.shape
         self.m = self.n + 1
@@ -103,13 +103,28 @@ class TreeProblem:
         self.n_theta = self.D * self.m
         self.start = t.start
         self.triple_decision = t.decision
-        self.rows, self.row_points, self.row_sides = [], [], []
+        # Sparse vertices (DESIGN §3b): after decision d's triples, its coordinate
+        # rows e_j @ theta_d = 0 (j < n), with their own y (w_j < 0) and u (w_j > 0).
+        self.alpha = float(alpha)
+        self.max_features = None if max_features is None else int(max_features)
+        self.n_coord = self.n if coordinate_rows else 0
+        self.R = self.T + self.D * self.n_coord  # rows: triples and coordinate rows
+        self.row_start = t.start + self.n_coord * np.arange(self.D + 1)
+        self.row_decision = np.repeat(np.arange(self.D), np.diff(self.row_start))
+        self.rows, self.rhs, self.row_points, self.row_sides = [], [], [], []
+        self.n_point = np.diff(t.start)  # triples per decision (the first rows of its block)
         for d in range(self.D):
             sl = slice(t.start[d], t.start[d + 1])
-            self.rows.append(t.side[sl, None] * self.X1[t.point[sl]])
+            coord = np.eye(self.n_coord, self.m)
+            self.rows.append(np.vstack([t.side[sl, None] * self.X1[t.point[sl]], coord]))
+            self.rhs.append(np.concatenate([np.ones(sl.stop - sl.start), np.zeros(self.n_coord)]))
             self.row_points.append(t.point[sl])
             self.row_sides.append(t.side[sl])
         self.triple_weight = [self.weight[pts] for pts in self.row_points]
+
+    def penalty(self, Theta):
+        """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (DESIGN §3b)."""
+        return self.alpha * float(np.abs(np.asarray(Theta)[:, :-1]).sum())
 
     # -- evaluation ------------------------------------------------------------
     def decision_errors(self, Z):
@@ -141,7 +156,17 @@ class TreeProblem:
         W, gamma = self.scaler.to_scaled(tree.W, tree.gamma)
         return np.column_stack([W, gamma])
 
-    def tree_of(self, Theta):
-        """The tree in original units for scaled parameters ``Theta``."""
+    def tree_of(self, Theta, snap=False):
+        """The tree in original units for scaled parameters ``Theta``.
+
+        ``snap``: for a tree to return, weights below ``SNAP_TOL`` (scaled units:
+        rounding errors at a degenerate vertex) become exact zeros, and
+        ``gamma`` rises by ``BOUNDARY_TOL`` so that points a rounding error from
+        a hyperplane go left, as the walker counted them.
+        """
+        Theta = np.array(Theta, dtype=float)
+        if snap:
+            Theta[:, :-1][np.abs(Theta[:, :-1]) < SNAP_TOL] = 0.0
+            Theta[:, -1] += BOUNDARY_TOL
         W, gamma = self.scaler.to_original(Theta[:, :-1], Theta[:, -1])
         return Tree(self.structure, self.n_features, W=W, gamma=gamma)

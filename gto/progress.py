@@ -1,26 +1,38 @@
-"""A small progress bar on stderr: count, percentage, rate and ETA.
+"""Progress bars (tqdm, so they also work in notebooks) and the library's logger.
 
-No dependency.  The bar draws only when its stream is a terminal (or when
-``force=True``) and never when ``quiet=True``; it redraws at most every
-``min_interval`` seconds, so ticking it in a tight loop costs little.
+:class:`Progress` is a thin wrapper over ``tqdm.auto.tqdm`` with the switches
+the command line needs: it draws only when its stream is a terminal (or
+``force=True``) and never when ``quiet=True``.  Its clock starts at the first
+tick, so set-up time (one-time compilation, the starting LP) does not make
+the first ETA read minutes for a run of a second.
 
     with Progress(total=100, desc="folds") as bar:
         for _ in range(100):
             bar.update()
+
+Library messages go to the ``logging`` logger ``"gto"`` (:data:`logger`);
+``verbose=`` on :func:`gto.optimize` and ``GTOClassifier`` shows a bar and
+the per-restart messages (DESIGN §9).
 """
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import sys
-import time
 
-WIDTH = 24
+from tqdm.auto import tqdm
+
+logger = logging.getLogger("gto")
 
 
-def _clock(seconds):
-    seconds = int(round(seconds))
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+def _size_fallback(stream):
+    """A width for terminals that report a size of 0 (tqdm would then draw nothing)."""
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return {}
+    return {} if size.columns and size.lines else {"ncols": 100, "nrows": 20}
 
 
 class Progress:
@@ -37,60 +49,56 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         isatty = getattr(self.stream, "isatty", lambda: False)()
         self.enabled = not quiet and (force or isatty)
-        self.min_interval = min_interval
         self.count = 0
         self.note = ""
-        self._start = time.monotonic()
-        self._last_draw = -float("inf")
-        self._width = 0
+        self._ticked = False
+        self._bar = tqdm(total=total, desc=desc or None, file=self.stream,
+                         disable=not self.enabled, mininterval=min_interval,
+                         leave=True, **_size_fallback(self.stream))
+
+    def _start_clock(self):
+        """Restart tqdm's clock at the first tick (set-up time is not progress)."""
+        if not self._ticked:
+            self._ticked = True
+            if self.enabled:
+                now = self._bar._time()
+                self._bar.start_t = self._bar.last_print_t = now
 
     def update(self, n=1, note=None):
         self.set(self.count + n, note)
 
     def set(self, count, note=None):
-        self.count = count
-        if note is not None:
+        first = not self._ticked
+        self._start_clock()
+        if note is not None and note != self.note:
             self.note = note
-        if self.enabled:
-            now = time.monotonic()
-            if now - self._last_draw >= self.min_interval or count == self.total:
-                self._draw(now)
+            self._bar.set_postfix_str(note, refresh=False)
+        step = count - self.count
+        self.count = count
+        if self.enabled and step:
+            if first:  # a jump before the clock ran: no rate from it
+                self._bar.n = self._bar.last_print_n = count
+                self._bar.refresh()
+            else:
+                self._bar.update(step)
 
-    def line(self, now=None):
+    @property
+    def eta(self):
+        """Seconds still to go at the current rate (None when unknown)."""
+        d = self._bar.format_dict
+        rate = d.get("rate") or (d["n"] / d["elapsed"] if d["elapsed"] > 0 else None)
+        if not self.total or not rate or self.count == 0:
+            return None
+        return (self.total - self.count) / rate
+
+    def line(self):
         """The text of the bar as it would be drawn now."""
-        elapsed = (time.monotonic() if now is None else now) - self._start
-        rate = self.count / elapsed if elapsed > 0 else 0.0
-        parts = [self.desc] if self.desc else []
-        if self.total:
-            frac = min(self.count / self.total, 1.0)
-            filled = int(WIDTH * frac)
-            parts.append("[" + "#" * filled + "." * (WIDTH - filled) + "]")
-            parts.append(f"{self.count}/{self.total} {100 * frac:3.0f}%")
-        else:
-            parts.append(f"{self.count}")
-        parts.append(f"{rate:.3g}/s" if rate < 1000 else f"{rate:.0f}/s")
-        parts.append(_clock(elapsed))
-        if self.total and 0 < self.count < self.total and rate > 0:
-            parts.append(f"ETA {_clock((self.total - self.count) / rate)}")
-        if self.note:
-            parts.append(self.note)
-        return "  ".join(parts)
-
-    def _draw(self, now):
-        text = self.line(now)
-        pad = " " * max(self._width - len(text), 0)
-        self.stream.write("\r" + text + pad)
-        self.stream.flush()
-        self._width = len(text)
-        self._last_draw = now
+        return tqdm.format_meter(**self._bar.format_dict)
 
     def close(self):
         """Draw the final state and end the line."""
-        if self.enabled:
-            self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-            self.enabled = False
+        self._bar.close()
+        self.enabled = False
 
     def __enter__(self):
         return self
@@ -116,3 +124,31 @@ class Progress:
             return False
 
         return callback
+
+
+class _TqdmHandler(logging.Handler):
+    """Log lines printed above any progress bar instead of through it."""
+
+    def emit(self, record):
+        try:
+            tqdm.write(self.format(record), file=sys.stderr)
+        except Exception:  # noqa: BLE001 (logging must never raise)
+            self.handleError(record)
+
+
+@contextlib.contextmanager
+def verbose_logging(verbose):
+    """With ``verbose >= 2`` and no logging set up, show the ``"gto"`` INFO messages on stderr."""
+    handler = None
+    if verbose >= 2 and not logger.hasHandlers():
+        handler = _TqdmHandler()
+        handler.setFormatter(logging.Formatter("gto: %(message)s"))
+        logger.addHandler(handler)
+        old_level = logger.level
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        if handler is not None:
+            logger.removeHandler(handler)
+            logger.setLevel(old_level)

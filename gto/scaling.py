@@ -2,7 +2,9 @@
 
 The search runs on standardised data ``x' = (x - mean) / scale``; where the
 data do not span their space (constant or collinear features) it runs on the
-principal components that do, so the tree polytope always has vertices.
+principal components that do, so the tree polytope always has vertices
+(unless ``diagonal``: sparse weights need the features themselves, and
+coordinate rows then pin the directions the data do not span).
 """
 from __future__ import annotations
 
@@ -12,14 +14,14 @@ import numpy as np
 class Scaler:
     """Affine map ``x' = (x - mean) @ V`` to ``r`` well-conditioned coordinates."""
 
-    def __init__(self, X, rtol=1e-9):
+    def __init__(self, X, rtol=1e-9, diagonal=False):
         self.mean = X.mean(axis=0)
         centred = X - self.mean
         scale = centred.std(axis=0)
         scale[scale == 0] = 1.0
         _, sv, Vt = np.linalg.svd(centred / scale, full_matrices=False)
         rank = int(np.sum(sv > rtol * max(sv[0], 1e-300))) if sv.size else 0
-        if rank == X.shape[1]:
+        if rank == X.shape[1] or diagonal:  # diagonal: keep features (sparse weights)
             self.V = np.diag(1.0 / scale)
         else:  # project onto the principal directions the data span
             self.V = (Vt[:rank].T / scale[:, None]) * np.sqrt(len(X)) / sv[:rank]

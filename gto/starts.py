@@ -102,3 +102,158 @@ def random_theta(problem, rng, points=None):
 def random_start(problem, rng):
     """Random parameters for every decision, for restarts."""
     return np.array([random_theta(problem, rng) for _ in range(problem.D)])
+
+
+def is_complete(tree):
+    """True when every leaf of ``tree`` sits at the same depth (a complete shape)."""
+    depths = np.count_nonzero(tree.sides, axis=1)
+    return bool(np.all(depths == depths.max()))
+
+
+def cart_tree(problem, random_state=0):
+    """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
+    of the same depth, its splits placed on the structure's decisions by
+    position (DESIGN §6), leaf classes kept from the structure.
+
+    Where CART stopped early (a pure node) the decision sends every point
+    left (``w = 0``).  Then, top-down, a split is reversed (``(w, gamma) ->
+    (-w, -gamma)``, swapping its subtrees' points) whenever that lowers the
+    training errors under the structure's fixed leaf classes.  Raises
+    ValueError when the structure is not complete.
+    """
+    from sklearn.tree import DecisionTreeClassifier
+
+    template = problem.template
+    if not is_complete(template):
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    depth = int(np.count_nonzero(template.sides[0]))
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
+    model.fit(X, y, sample_weight=w)
+    t = model.tree_
+    W = np.zeros((problem.D, problem.n))
+    gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
+
+    def place(d, c):
+        if c >= 0 and t.children_left[c] >= 0:
+            W[d, t.feature[c]] = 1.0
+            gamma[d] = t.threshold[c]
+            kids = (t.children_left[c], t.children_right[c])
+        else:
+            kids = (-1, -1)
+        for (kind, index), k in zip(template.children[d], kids):
+            if kind == "d":
+                place(index, k)
+
+    place(0, 0)
+    tree = template.copy()
+    tree.W, tree.gamma = W, gamma
+    best = tree.n_errors(X, y, w)
+    for d in range(problem.D):  # preorder: parents first
+        flipped = tree.copy()
+        W2, g2 = flipped.W.copy(), flipped.gamma.copy()
+        W2[d], g2[d] = -W2[d], -g2[d]
+        flipped.W, flipped.gamma = W2, g2
+        errors = flipped.n_errors(X, y, w)
+        if errors < best:
+            tree, best = flipped, errors
+    return tree
+
+
+def _stumps(X, y, w, member, leaves):
+    """Best axis-aligned split of each point set (rows of ``member``, (S, N) bool)
+    into leaf classes ``leaves = (left, right)``, weighted errors.
+
+    Per feature, points in increasing order; a cut after position k sends the
+    first k left (``x_f <= t``) or, reversed, right (``x_f >= t`` goes left).
+    Cuts only between distinct values or outside the range.  Returns
+    ``(errors, feature, cut, reversed)`` arrays of length S (cut k: threshold
+    between the k-th and (k+1)-th value of that feature).
+    """
+    a, b = leaves
+    S, N = member.shape
+    best = np.full(S, np.inf)
+    feat, cut, rev = np.zeros(S, np.int64), np.zeros(S, np.int64), np.zeros(S, bool)
+    for f in range(X.shape[1]):
+        order = np.argsort(X[:, f], kind="stable")
+        v = X[order, f]
+        m = member[:, order] * w[order]  # (S, N) weights of the members, in f order
+        def prefix(values):
+            return np.concatenate([np.zeros((S, 1)), np.cumsum(values, axis=1)], axis=1)
+        tot = prefix(m)
+        ca = prefix(m * (y[order] == a))
+        cb = prefix(m * (y[order] == b))
+        T, A, B = tot[:, -1:], ca[:, -1:], cb[:, -1:]
+        forward = (tot - ca) + ((T - tot) - (B - cb))  # first k to a, the rest to b
+        backward = ((T - tot) - (A - ca)) + (tot - cb)  # the rest to a, first k to b
+        ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
+        for is_rev, err in ((False, forward), (True, backward)):
+            err = np.where(ok, err, np.inf)
+            k = np.argmin(err, axis=1)
+            e = err[np.arange(S), k]
+            better = e < best - 1e-12
+            best[better], feat[better], cut[better], rev[better] = e[better], f, k[better], is_rev
+    return best, feat, cut, rev
+
+
+def _threshold(v, k):
+    """Threshold after the k-th of the sorted values ``v`` (outside the range at the ends)."""
+    if k == 0:
+        return v[0] - 1.0
+    if k == len(v):
+        return v[-1] + 1.0
+    return (v[k - 1] + v[k]) / 2
+
+
+def axis_aligned_tree(problem):
+    """The exact axis-aligned tree with the fewest weighted training errors, for a
+    complete structure of depth 1 or 2 with its fixed leaf classes.
+
+    Every root split (feature, cut, orientation) is tried; for depth 2 the two
+    children take their best split (:func:`_stumps`, prefix sums) on the points
+    the root sends them.  ``O(n^2 N^2)`` time.  Raises ValueError for other
+    structures.  A start for ``max_features=1`` (see :func:`gto.optimize`).
+    """
+    template = problem.template
+    depth = int(np.count_nonzero(template.sides, axis=1).max())
+    if not is_complete(template) or depth > 2:
+        raise ValueError("the exact axis-aligned start needs a complete structure of depth 1 or 2")
+    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    N, n = X.shape
+    leaves = template.leaf_classes
+    W, gamma = np.zeros((problem.D, n)), np.zeros(problem.D)
+
+    def set_split(d, f, k, rev, values):
+        t = _threshold(np.sort(values), k)
+        W[d, f], gamma[d] = (-1.0, -t) if rev else (1.0, t)
+
+    if depth == 1:
+        _, f, k, rev = _stumps(X, y, w, np.ones((1, N), bool), (leaves[0], leaves[1]))
+        set_split(0, f[0], k[0], rev[0], X[:, f[0]])
+    else:
+        (_, left), (_, right) = template.children[0]
+        best = (np.inf,)
+        for f in range(n):
+            order = np.argsort(X[:, f], kind="stable")
+            v = X[order, f]
+            ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
+            ks = np.flatnonzero(ok)
+            rank = np.empty(N, np.int64)
+            rank[order] = np.arange(N)
+            first = rank[None, :] < ks[:, None]  # (cuts, N): the first k points
+            for rev in (False, True):
+                go_left = ~first if rev else first
+                el = _stumps(X, y, w, go_left, (leaves[0], leaves[1]))
+                er = _stumps(X, y, w, ~go_left, (leaves[2], leaves[3]))
+                total = el[0] + er[0]
+                j = int(np.argmin(total))
+                if total[j] < best[0] - 1e-12:
+                    best = (total[j], f, ks[j], rev, [x[j] for x in el[1:]],
+                            [x[j] for x in er[1:]])
+        _, f, k, rev, sl, sr = best
+        set_split(0, f, k, rev, X[:, f])
+        for d, (g, kk, rr) in ((left, sl), (right, sr)):
+            set_split(d, g, kk, rr, X[:, g])
+    tree = template.copy()
+    tree.W, tree.gamma = W, gamma
+    return tree

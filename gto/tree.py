@@ -11,8 +11,12 @@ import numbers
 
 import numpy as np
 
+from . import inspection
 from ._atomic import write_text_atomic
 from ._validation import check_X, check_labels, check_sample_weight
+
+#: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
+FIGURE2 = ((0, 1), (0, 1))
 
 FORMAT = "gto.Tree"
 FORMAT_VERSION = 1
@@ -213,12 +217,12 @@ class Tree:
         Axis-aligned split on feature f at threshold t becomes w = e_f, gamma = t
         (scikit-learn also sends ``x_f <= t`` left); a leaf takes its majority class.
         """
-        tree_ = getattr(model, "tree_", None)
-        if tree_ is None or not hasattr(model, "classes_"):
+        if not is_fitted_sklearn_tree(model):
             raise TypeError(
                 "expected a fitted sklearn.tree.DecisionTreeClassifier, got "
                 f"{type(model).__name__}"
             )
+        tree_ = model.tree_
         if getattr(model, "n_outputs_", 1) != 1:
             raise ValueError("multi-output scikit-learn trees are not supported")
         left, right = tree_.children_left, tree_.children_right
@@ -312,35 +316,36 @@ class Tree:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path} is not a valid gto model file: {exc}") from None
 
-    # -- text --------------------------------------------------------------
-    def to_text(self, feature_names=None, precision=3):
-        """Readable nested if/else rendering of the tree."""
-        names = feature_names or [f"x{j}" for j in range(self.n_features)]
-        if len(names) != self.n_features:
-            raise ValueError(f"need {self.n_features} feature names, got {len(names)}")
-        lines = []
+    # -- inspection (gto.inspection; DESIGN §9) ------------------------------------
+    def to_text(self, feature_names=None, precision=3, X=None):
+        """Readable nested if/else rendering; only used features, in original units.
 
-        def hyperplane(d):
-            terms = [
-                f"{w:+.{precision}g}*{names[j]}" for j, w in enumerate(self.W[d]) if w != 0
-            ]
-            lhs = " ".join(terms) if terms else "0"
-            return f"{lhs.lstrip('+')} <= {self.gamma[d]:.{precision}g}"
+        With training data ``X`` decisions that send every point one way are
+        flagged.  See :func:`gto.export_text`.
+        """
+        return inspection.export_text(self, feature_names, precision, X=X)
 
-        def walk(child, indent):
-            kind, i = child
-            pad = "  " * indent
-            if kind == "l":
-                lines.append(f"{pad}class {self.leaf_classes[i].item()!r}  [leaf {i}]")
-                return
-            left, right = self._children[i]
-            lines.append(f"{pad}if {hyperplane(i)}:  [decision {i}]")
-            walk(left, indent + 1)
-            lines.append(f"{pad}else:")
-            walk(right, indent + 1)
+    def get_depth(self):
+        """Length of the longest root-to-leaf path."""
+        return inspection.get_depth(self)
 
-        walk(("d", 0), 0)
-        return "\n".join(lines)
+    def get_n_leaves(self):
+        return self.n_leaves
+
+    def decision_path(self, X):
+        """(n_samples, n_nodes) CSR indicator of the nodes each sample visits.
+
+        Nodes are numbered in preorder over decisions and leaves, as in scikit-learn.
+        """
+        return inspection.decision_path(self, X)
+
+    def feature_importances(self, X, sample_weight=None):
+        """Normalised feature importances on data ``X`` (:func:`gto.inspection.feature_importances`)."""
+        return inspection.feature_importances(self, X, sample_weight)
+
+    def prune(self, X):
+        """Smaller tree with the same predictions on ``X``: constant decisions removed."""
+        return inspection.prune(self, X)
 
     def __str__(self):
         return self.to_text()
@@ -350,6 +355,24 @@ class Tree:
             f"Tree(structure={self.structure!r}, n_features={self.n_features}, "
             f"n_decisions={self.n_decisions})"
         )
+
+
+def is_fitted_sklearn_tree(model):
+    """True for a fitted scikit-learn decision tree classifier (the one check used everywhere)."""
+    tree_ = getattr(model, "tree_", None)
+    return hasattr(tree_, "children_left") and hasattr(model, "classes_")
+
+
+def as_tree(model, name="tree"):
+    """A :class:`Tree` from a Tree or a fitted scikit-learn DecisionTreeClassifier."""
+    if isinstance(model, Tree):
+        return model
+    if is_fitted_sklearn_tree(model):
+        return Tree.from_sklearn(model)
+    raise TypeError(
+        f"{name} must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
+        f"got {type(model).__name__}"
+    )
 
 
 def _to_lists(spec):

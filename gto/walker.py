@@ -1,10 +1,18 @@
 """The structured walker: EPTS on the tree polytope (DESIGN §3, paper §4-5.2).
 
-A vertex is D blocks of n + 1 tight triples.  Its 2 D (n + 1) edges each move
-one decision only, so the objective of a neighbour is updated from the cached
-leaf errors of the other decisions.  Variables are numbered as the columns of
-:func:`gto.standard_form`: ``[theta | y | u]``, so this walker and the
-standard-form reference walker name the same edges the same way.
+A vertex is D blocks of n + 1 tight rows: triples and, with sparse vertices
+(DESIGN §3b, ``problem.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
+2 D (n + 1) edges each move one decision only, so the objective of a
+neighbour is updated from the cached leaf errors of the other decisions.
+Variables are numbered as the columns of the standard form:
+``[theta | y | u]`` over all rows (``problem.R``: per decision its triples,
+then its coordinate rows, whose y and u are ``w-`` and ``w+``), so this
+walker and the standard-form reference walker name the same edges the same
+way.  The L1 penalty (``problem.alpha``) adds ``alpha * sum |w|`` at each
+edge's end to its score (linear along the edge: the ratio test stops where
+a weight reaches 0); the feature budget (``problem.max_features``) drops
+edges that would exceed it, except that a freed weight may swap with the
+first weight its ray takes to 0 (:func:`gto._kernels.edge_slots`).
 
 The edges live in one table: slot ``d * 2m + j`` holds decision d's edge j
 (entering and leaving variables and the step; see
@@ -25,7 +33,8 @@ import numpy as np
 
 from tabu.walker import Walker
 
-from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update
+from ._kernels import (edge_slots, leaf_terms, move_sums, table_sums, vertex_update,
+                       within_budget)
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -48,12 +57,15 @@ class TreeWalker(Walker):
         self._H = np.empty((P.D, P.m, P.N))  # per decision, the points' rates along its edges
         for b, H in zip(blocks, self._H):
             b.track(P.X1, out=H)
-        self.n_variables = P.n_theta + 2 * P.T
+        self.n_variables = P.n_theta + 2 * P.R
         self._X1t = np.ascontiguousarray(P.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
         self._znew = np.empty(P.N)
         self._exact_errors()
-        self._value = float(objective(self.LE))
+        self._alpha = P.alpha
+        self._budget = -1 if P.max_features is None else P.max_features
+        self._pen = np.array([self._penalty(b.theta) for b in blocks])  # per decision
+        self._value = float(objective(self.LE)) + float(self._pen.sum())
         self.count = float(P.weight @ self._wrong)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
@@ -63,12 +75,13 @@ class TreeWalker(Walker):
         self._entering = np.zeros(P.D * self._width, dtype=np.int64)
         self._leaving = np.zeros(P.D * self._width, dtype=np.int64)
         self._coef = np.zeros(P.D * self._width)
+        self._dpen = np.zeros(P.D * self._width)  # penalty change along each slot's edge
         self._fresh = [False] * P.D
         self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
         self._degrees = np.zeros((2, P.D), dtype=np.int64)
         self._stale = np.ones(P.D, dtype=bool)  # per decision: leaf terms out of date
         self._located = (None, None)  # (entering, _locate's answer) at this vertex
-        self._layout = (P.n_theta, P.T, P.m, P.triple_decision.tolist(), P.start.tolist())
+        self._layout = (P.n_theta, P.R, P.m, P.row_decision.tolist(), P.row_start.tolist())
         self.pivots = 0
 
     def __setstate__(self, state):
@@ -102,7 +115,7 @@ class TreeWalker(Walker):
         ids = [np.arange(P.n_theta)]
         for d, b in enumerate(self.blocks):
             local = np.flatnonzero(~b.in_block[: b.n_real])
-            ids.append(P.n_theta + P.start[d] + local + np.where(b.ybasic[local], 0, P.T))
+            ids.append(P.n_theta + P.row_start[d] + local + np.where(b.ybasic[local], 0, P.R))
         return np.concatenate(ids)
 
     def candidates(self):
@@ -116,6 +129,8 @@ class TreeWalker(Walker):
         sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
                           self._degrees, P.weight, P.p, self._product)
         values = self.objective.finish((sums[:, 0], sums[:, 1]))
+        if self._alpha:
+            values = values + (self._pen.sum() + self._dpen[slots])
         return self._entering[slots], self._leaving[slots], values
 
     def evaluate(self, entering):
@@ -126,7 +141,11 @@ class TreeWalker(Walker):
         d, q, _, _, leaving, c = found
         sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.EL, self.ER, self.LE, P.sides,
                          P.point_leaves, P.weight, P.p, self._product)
-        return leaving, float(self.objective.finish(sums))
+        value = float(self.objective.finish(sums))
+        if self._alpha:
+            b = self.blocks[d]
+            value += self._pen.sum() - self._pen[d] + self._penalty(b.theta + c * b.Binv[:, q])
+        return leaving, value
 
     def pivot(self, entering, leaving):
         """Move along (entering, leaving); any leaving row that ties the ratio test is accepted."""
@@ -137,8 +156,8 @@ class TreeWalker(Walker):
         d, q, sigma, leave, leaving_id, _ = found
         b = self.blocks[d]
         if leaving != leaving_id:
-            leave = int(leaving) - P.n_theta - P.start[d]
-            leave -= P.T if leave >= P.T else 0
+            leave = int(leaving) - P.n_theta - P.row_start[d]
+            leave -= P.R if leave >= P.R else 0
             if not (0 <= leave < b.n_real) or not b.is_leaving(q, sigma, leave):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
@@ -154,7 +173,8 @@ class TreeWalker(Walker):
             P.point_leaves, P.weight, P.p, self._product, P.child_kind, P.child_index, P.mask,
             self._wrong,
         )
-        self._value = float(self.objective.finish((s0, s1)))
+        self._pen[d] = self._penalty(b.theta)
+        self._value = float(self.objective.finish((s0, s1))) + float(self._pen.sum())
         self.count = count
         self.counts.append(count)
         if count < self.best_count[0] or (count == self.best_count[0]
@@ -168,9 +188,20 @@ class TreeWalker(Walker):
         P = self.problem
         b = self.blocks[d]
         steps, leave = b.ratio_test_all()
-        edge_slots(steps, leave, b.tight, b.n_real, b.ybasic, P.n_theta + P.start[d], P.T,
-                   self._valid, self._entering, self._leaving, self._coef, d * self._width)
+        csteps, cleave = b.coordinate_ratio_test_all() if self._budget >= 0 else (steps, -1 - leave)
+        j0 = d * self._width
+        edge_slots(steps, leave, csteps, cleave, b.tight, b.n_real, b.ybasic, P.n_theta + P.row_start[d], P.R,
+                   b.coord, b.n_coord, self._budget, self._valid, self._entering, self._leaving,
+                   self._coef, j0)
+        if self._alpha:  # sum |w| at each edge's end: w + coef * (column q of M^-1)
+            coef = self._coef[j0: j0 + self._width]
+            ends = b.theta[:-1, None] + b.Binv[:-1, np.arange(self._width) % P.m] * coef
+            self._dpen[j0: j0 + self._width] = self._alpha * np.abs(ends).sum(axis=0) - self._pen[d]
         self._fresh[d] = True
+
+    def _penalty(self, theta):
+        """``alpha * sum |w|`` of one decision's scaled parameters (DESIGN §3b)."""
+        return self._alpha * float(np.abs(theta[:-1]).sum()) if self._alpha else 0.0
 
     def _locate(self, entering):
         """(d, q, sigma, leave, leaving_id, sigma * step) of the edge ``entering`` opens, or None."""
@@ -195,6 +226,12 @@ class TreeWalker(Walker):
                              float(self._coef[j]))
             elif q >= 0:  # one ratio test
                 step, leave = b.ratio_test(q, sigma)
+                if leave >= 0 and not within_budget(b.tight, q, leave, b.coord, b.n_coord,
+                                                    self._budget):
+                    leave = -1  # over the budget; a freed weight may swap instead
+                    if b.coord <= b.tight[q] < b.coord + b.n_coord:
+                        step, k = b.coordinate_ratio_test(q, sigma)
+                        leave = b.coord + k if k >= 0 else -1
                 if leave >= 0:
                     leaving = n_theta + start[d] + leave + (0 if b.ybasic[leave] else T)
                     found = (d, q, sigma, int(leave), leaving, sigma * step)
@@ -203,13 +240,30 @@ class TreeWalker(Walker):
 
 
 def walker_from_theta(problem, Theta, objective, rng=None):
-    """Crossover (Theorem 4.1) from scaled parameters, then a walker at that vertex."""
+    """Crossover (Theorem 4.1) from scaled parameters, then a walker at that vertex.
+
+    With a feature budget (``problem.max_features``) each decision first keeps
+    only its largest ``max_features`` weights (scaled units); the crossover
+    then keeps the zeros at zero, so the walk starts within the budget.
+    """
     from .crossover import crossover_blocks, margin_scaled
 
+    Theta = sparsified(Theta, problem.max_features)
     Z = problem.X1 @ Theta.T
     shift, scale = margin_scaled(Z)
-    Theta = Theta.copy()
     Theta[:, -1] += shift
     Theta *= scale[:, None]
-    blocks = crossover_blocks(problem.rows, problem.triple_weight, Theta, rng)
+    blocks = crossover_blocks(problem.rows, problem.triple_weight, Theta, rng, problem.rhs,
+                              problem.n_point, problem.n_coord)
     return TreeWalker(problem, blocks, objective)
+
+
+def sparsified(Theta, max_features):
+    """A copy of ``Theta`` (D, n + 1) keeping per decision the ``max_features``
+    largest |w| (all of them for None)."""
+    Theta = np.array(Theta, dtype=float)
+    if max_features is not None and max_features < Theta.shape[1] - 1:
+        W = Theta[:, :-1]
+        order = np.argsort(-np.abs(W), axis=1, kind="stable")
+        np.put_along_axis(W, order[:, max_features:], 0.0, axis=1)
+    return Theta

@@ -93,14 +93,14 @@ def synthetic(n_features, n_train=500, n_test=2000, random_state=None, min_class
     training labels have a class below ``min_class_fraction`` are drawn again.
     Returns ``SyntheticData(X_train, y_train, X_test, y_test, tree)``.
     """
-    from gto import Tree
+    from gto.tree import FIGURE2, Tree
 
     if int(n_features) < 1 or int(n_train) < 2 or int(n_test) < 0:
         raise ValueError("need n_features >= 1, n_train >= 2 and n_test >= 0")
     rng = np.random.default_rng(random_state)
     for _ in range(1000):
         tree = Tree.from_structure(
-            ((0, 1), (0, 1)),
+            FIGURE2,
             n_features,
             W=rng.uniform(-1, 1, (3, n_features)),
             gamma=rng.uniform(-1, 1, 3),

@@ -31,3 +31,41 @@ def random_tree(rng, n_decisions, classes, n_features):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# -- independent truths: the tree walked literally, node by node -------------------
+def walk_tree(tree, x):
+    """Leaf index reached by point x (``x @ w - gamma <= 0`` goes left), written out."""
+    child = ("d", 0)
+    while child[0] == "d":
+        d = child[1]
+        value = sum(x[j] * tree.W[d, j] for j in range(tree.n_features)) - tree.gamma[d]
+        child = tree.children[d][0 if value <= 0 else 1]
+    return child[1]
+
+
+def count_errors(tree, X, y, sample_weight=None):
+    """(Weighted) misclassified points by the literal walk."""
+    w = np.ones(len(X)) if sample_weight is None else sample_weight
+    return sum(wi for x, yi, wi in zip(X, y, w) if tree.leaf_classes[walk_tree(tree, x)] != yi)
+
+
+def product_error(tree, X, y, p=1):
+    """Paper eq. 19 term by term: sum over points of the product over the leaves of the
+    point's class of the summed decision errors max(0, 1 -/+ (x @ w - gamma))**p on the path."""
+    total = 0.0
+    for x, yi in zip(X, y):
+        term = 1.0
+        for k, label in enumerate(tree.leaf_classes):
+            if label != yi:
+                continue
+            leaf_err = 0.0
+            for d, side in enumerate(tree.sides[k]):
+                z = float(x @ tree.W[d] - tree.gamma[d])
+                if side < 0:
+                    leaf_err += max(0.0, 1 + z) ** p
+                elif side > 0:
+                    leaf_err += max(0.0, 1 - z) ** p
+            term *= leaf_err
+        total += term
+    return total

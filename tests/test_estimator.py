@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_iris
+from sklearn.dummy import DummyClassifier
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -57,4 +58,5 @@ def test_depth_too_small_for_classes():
 def test_cross_validation_runs():
     X, y = problems.load("liver")
     scores = cross_val_score(gto.GTOClassifier(max_iter=300, random_state=0), X, y, cv=3)
-    assert scores.mean() > 0.55
+    majority = cross_val_score(DummyClassifier(strategy="most_frequent"), X, y, cv=3)
+    assert scores.mean() > majority.mean() + 0.03  # the floor: always the majority class

@@ -6,7 +6,7 @@ import problems
 from gto.frank_wolfe import frank_wolfe, product_polynomial
 from gto.problem import TreeProblem
 from gto.walker import walker_from_theta
-from conftest import random_tree
+from conftest import count_errors, product_error, random_tree
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -23,10 +23,10 @@ def test_frank_wolfe_is_monotone(name, p):
     assert np.all(np.diff(values) <= 1e-9 * values[0])
     assert values[-1] < values[0]
     final = P.tree_of(Theta)
-    assert values[-1] == pytest.approx(gto.error(final, X, y, "product", p), rel=1e-8)
+    assert values[-1] == pytest.approx(product_error(final, X, y, p), rel=1e-8)
     count, value, Theta_few, _ = fewest  # the iterate with the fewest errors
     assert count == history[:, 2].min()
-    assert P.tree_of(Theta_few).n_errors(X, y) == count
+    assert count_errors(P.tree_of(Theta_few), X, y) == count
 
 
 def test_line_search_polynomial_is_exact():
@@ -58,4 +58,6 @@ def test_frank_wolfe_passes_a_massively_degenerate_subproblem():
     res = gto.optimize(tree, d.X_train, d.y_train, method="frank-wolfe", init="greedy",
                        random_state=2)
     assert res.success
-    assert res.n_errors <= res.start_n_errors
+    # the planted tree has 0 errors; predicting the majority class is the floor to beat
+    majority = min(np.sum(d.y_train == c) for c in np.unique(d.y_train))
+    assert count_errors(res.tree, d.X_train, d.y_train) == res.n_errors < majority

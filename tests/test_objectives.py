@@ -9,7 +9,14 @@ COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.objectives.CO
 
 
 def literal_error(tree, X, y, objective, p, weight):
-    """Paper §3 evaluated one point, leaf and decision at a time."""
+    """Paper §3 evaluated one point, leaf and decision at a time.
+
+    Lexicographic (DESIGN §2): count + eps * m / (m + 1), eps half the smallest weight.
+    """
+    if objective == "lexicographic":
+        count = literal_error(tree, X, y, "count", p, weight)
+        m = literal_error(tree, X, y, "minimum", p, weight)
+        return count + 0.5 * min(v for v in weight if v > 0) * m / (m + 1.0)
     total = 0.0
     for i in range(len(X)):
         leaf_errs = []

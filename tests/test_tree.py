@@ -6,7 +6,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from conftest import random_tree
+from conftest import random_tree, walk_tree
 
 
 def test_structure_preorder_and_paths():
@@ -37,15 +37,7 @@ def test_complete_tree_is_figure_2():
 
 
 def brute_force_apply(tree, X):
-    out = []
-    for x in X:
-        child = ("d", 0)
-        while child[0] == "d":
-            d = child[1]
-            left, right = tree.children[d]
-            child = left if x @ tree.W[d] - tree.gamma[d] <= 0 else right
-        out.append(child[1])
-    return np.array(out)
+    return np.array([walk_tree(tree, x) for x in X])
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -119,7 +111,7 @@ def test_load_rejects_files_that_are_not_ours(tmp_path, content):
 def test_str_is_readable():
     tree = gto.Tree.from_structure((0, ("x", 1)), 2, W=[[1, -2], [0, 3]], gamma=[0.5, 1])
     text = str(tree)
-    assert "if 1*x0 -2*x1 <= 0.5" in text
+    assert "if x0 - 2*x1 <= 0.5" in text and "if x1 <= 0.333" in text
     assert "class 'x'" in text and "else:" in text
     assert tree.to_text(feature_names=["age", "bp"]).count("age") == 1
 

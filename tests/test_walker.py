@@ -12,14 +12,20 @@ from gto.walker import walker_from_theta
 from conftest import random_tree
 
 
-def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3):
+def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3, sparse=False,
+                alpha=0.0, max_features=None):
+    """A walker at a random vertex; ``sparse``: with coordinate rows, half the
+    start weights zero."""
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, D, list(classes), n)
     X = rng.normal(size=(N, n))
     y = rng.choice(np.unique(tree.leaf_classes), N)
     y[: len(np.unique(tree.leaf_classes))] = np.unique(tree.leaf_classes)
-    P = TreeProblem(tree, X, y, p=p)
+    P = TreeProblem(tree, X, y, p=p, coordinate_rows=sparse, alpha=alpha,
+                    max_features=max_features)
     Theta = rng.normal(size=(P.D, P.m))
+    if sparse:
+        Theta[:, :-1] *= rng.random((P.D, P.n)) < 0.5
     W = walker_from_theta(P, Theta, P.objective(objective, P.X1 @ Theta.T), rng)
     return P, W, X, y
 
@@ -150,48 +156,70 @@ def test_copied_walker_keeps_walking(how):
 
 
 def standard_form_of(P):
-    """The tree LP of ``P`` (scaled, merged data) in standard form, columns [theta | y | u]."""
-    rows, cols, vals = [], [], []
-    T, m = P.T, P.m
+    """The tree LP of ``P`` (scaled, merged data) in standard form, columns [theta | y | u].
+
+    Rows are the triples ``s [x, -1] theta + y - u = 1`` and, with sparse
+    vertices, the coordinate rows ``w_j + w-_j - w+_j = 0`` (so ``w = w+ - w-``,
+    the extra y, u being w-, w+), written out from the data here.
+    """
+    rows, cols, vals, b = [], [], [], []
+    m, t = P.m, P.triples
+    R = P.T + P.D * P.n_coord
     for d in range(P.D):
-        for local, a in enumerate(P.rows[d]):
-            t = P.start[d] + local
-            rows += [t] * m
+        for k in range(t.start[d], t.start[d + 1]):
+            rows += [len(b)] * m
             cols += list(d * m + np.arange(m))
-            vals += list(a)
-    A = np.zeros((T, P.n_theta + 2 * T))
+            vals += list(t.side[k] * np.append(P.X1[t.point[k], :-1], -1.0))
+            b.append(1.0)
+        for j in range(P.n_coord):
+            rows.append(len(b))
+            cols.append(d * m + j)
+            vals.append(1.0)
+            b.append(0.0)
+    A = np.zeros((R, P.n_theta + 2 * R))
     A[rows, cols] = vals
-    A[np.arange(T), P.n_theta + np.arange(T)] = 1.0
-    A[np.arange(T), P.n_theta + T + np.arange(T)] = -1.0
+    A[np.arange(R), P.n_theta + np.arange(R)] = 1.0
+    A[np.arange(R), P.n_theta + R + np.arange(R)] = -1.0
     free = np.zeros(A.shape[1], dtype=bool)
     free[: P.n_theta] = True
-    return A, np.ones(T), free
+    return A, np.array(b), free
 
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("objective", ["product", "minimum"])
-def test_structured_and_standard_form_walkers_agree(seed, objective):
-    """Same neighbours (entering, leaving) with the same objective values, on small instances."""
+@pytest.mark.parametrize("sparse, alpha", [(False, 0.0), (True, 0.0), (True, 0.3)])
+def test_structured_and_standard_form_walkers_agree(seed, objective, sparse, alpha):
+    """Same neighbours (entering, leaving) with the same objective values, on small
+    instances; with sparse vertices on the w+ - w- LP, the penalty
+    ``alpha * sum (w+ + w-)`` read off the standard-form point."""
     import tabu
 
-    P, W, X, y = make_walker(seed, objective, n=2, N=12)
+    P, W, X, y = make_walker(seed, objective, n=3 if sparse else 2, N=12, sparse=sparse,
+                             alpha=alpha)
     A, b, free = standard_form_of(P)
     obj = P.objective(objective)
+    R = len(b)
+    coord = np.flatnonzero(b == 0)
 
     def fun(x):
         Theta = x[: P.n_theta].reshape(P.D, P.m)
-        return obj(P.leaf_errors(P.X1 @ Theta.T))
+        split = x[P.n_theta + coord].sum() + x[P.n_theta + R + coord].sum()  # sum w- + w+
+        return obj(P.leaf_errors(P.X1 @ Theta.T)) + alpha * split
 
-    r = np.concatenate([1 - rows @ blk.theta for rows, blk in zip(P.rows, W.blocks)])
+    if sparse:  # some weights start at zero, their coordinate rows tight
+        assert any(blk.n_nonzero() < P.n for blk in W.blocks)
+    r = np.concatenate([rhs - rows @ blk.theta for rows, rhs, blk in zip(P.rows, P.rhs, W.blocks)])
     x0 = np.concatenate([W.theta().ravel(), np.maximum(0, r), np.maximum(0, -r)])
     assert np.allclose(A @ x0, b)
     S = tabu.StandardFormWalker.from_standard_form(fun, A, b, free, basis=W.basis())
     assert np.allclose(S.x, x0)
     assert S.value == pytest.approx(W.value, rel=1e-9)
-    for _ in range(4):  # compare, then take the same tie-free pivot in both
+    for it in range(4):  # compare, then take the same tie-free pivot in both
         e1, l1, v1 = W.candidates()
         e2, l2, v2 = S.candidates()
         assert sorted(e1.tolist()) == sorted(e2.tolist())
+        if sparse and it == 0:  # edges that move a weight off zero are among them
+            assert np.isin((e1 - P.n_theta) % R, coord).any()
         theirs = {int(e): (int(l), v) for e, l, v in zip(e2, l2, v2)}
         tie_free = []
         for e, l, v in zip(e1, l1, v1):
@@ -208,10 +236,10 @@ def test_structured_and_standard_form_walkers_agree(seed, objective):
 def has_ratio_tie(P, W, entering, rtol=1e-9):
     """True when two slacks of the moving decision reach 0 together (degenerate target)."""
     k = entering - P.n_theta
-    sigma, t = (1.0 if k >= P.T else -1.0), k % P.T
-    d = int(P.triple_decision[t])
+    sigma, t = (1.0 if k >= P.R else -1.0), k % P.R
+    d = int(P.row_decision[t])
     b = W.blocks[d]
-    g = sigma * (b.rows @ b.Binv[:, b.position[t - P.start[d]]])
+    g = sigma * (b.rows @ b.Binv[:, b.position[t - P.row_start[d]]])
     h = np.where(b.ybasic, g, -g)
     blocking = (h > 1e-9) & ~b.in_block
     ratios = np.abs(b.r[blocking]) / np.abs(g[blocking])

@@ -19,21 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tree import Tree
+from ..tree import as_tree as to_gto_tree
+from ..tree import is_fitted_sklearn_tree
 
 TOL = 1e-9
 
 
 def as_tree(start, tree):
     """``start`` as a gto.Tree with ``tree``'s structure; TypeError/ValueError otherwise."""
-    if not isinstance(start, Tree):
-        if hasattr(start, "tree_") and hasattr(start, "classes_"):
-            start = Tree.from_sklearn(start)
-        else:
-            raise TypeError(
-                "warm_start must be a gto.Tree or a fitted sklearn DecisionTreeClassifier, "
-                f"got {type(start).__name__}"
-            )
+    start = to_gto_tree(start, "warm_start")
     if start.n_features != tree.n_features:
         raise ValueError(
             f"warm_start has {start.n_features} features, the tree has {tree.n_features}"
@@ -136,7 +130,7 @@ def oct_start(model, start, X, y, w):
         start = _cart(model, X, y, w)
         if start is None:
             return None
-    elif not (hasattr(start, "tree_") and hasattr(start, "classes_")):
+    elif not is_fitted_sklearn_tree(start):
         raise TypeError(
             "warm_start must be 'cart', None or a fitted sklearn DecisionTreeClassifier, "
             f"got {type(start).__name__}"
