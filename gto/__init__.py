@@ -13,17 +13,18 @@ from .tree import Tree
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip", "export_text", "plot_tree",
+    "OBJECTIVES", "METHODS", "mip", "slim", "export_text", "plot_tree",
 ]
 __version__ = "0.1.0"
 
 
 def __getattr__(name):
-    """``gto.mip`` (cvxpy) and ``GTOClassifier`` (scikit-learn) are imported on first use."""
+    """``gto.mip`` (cvxpy), ``gto.slim`` (python-sat) and ``GTOClassifier``
+    (scikit-learn) are imported on first use."""
     import importlib
 
-    if name == "mip":
-        return importlib.import_module(".mip", __name__)
+    if name in ("mip", "slim"):
+        return importlib.import_module(f".{name}", __name__)
     if name == "GTOClassifier":
         return importlib.import_module(".estimator", __name__).GTOClassifier
     raise AttributeError(f"module 'gto' has no attribute {name!r}")

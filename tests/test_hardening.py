@@ -213,7 +213,7 @@ def test_4_sigint_stops_the_estimator_and_cross_validation():
     X, y = problems.load("heart")
     calls = []
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    model = gto.GTOClassifier(max_iter=10**7, random_state=0)
+    model = gto.GTOClassifier(max_iter=10**7, alpha=0.0, random_state=0)  # no internal CV
     fit = model.fit
 
     def counting_fit(*args, **kwargs):

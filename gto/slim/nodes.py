@@ -1,0 +1,180 @@
+"""Explicit linked nodes for splicing subtrees, and conversion to and from :class:`gto.Tree`.
+
+A :class:`gto.Tree` stores decisions in preorder (W, gamma) and leaf labels left
+to right (DESIGN §1); local improvement cuts and re-attaches subtrees, which is
+easier on linked nodes.  A point goes left at a decision iff ``x @ w - gamma <= 0``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tree import Tree
+
+
+class Node:
+    """A decision (``w``, ``gamma``, ``left``, ``right``) or a leaf (``label``)."""
+
+    __slots__ = ("w", "gamma", "left", "right", "label")
+
+    def __init__(self, w=None, gamma=0.0, left=None, right=None, label=None):
+        self.w, self.gamma, self.left, self.right, self.label = w, gamma, left, right, label
+
+    @property
+    def is_leaf(self):
+        return self.w is None
+
+    def goes_left(self, X):
+        """Boolean mask of the rows of X sent left (``x @ w - gamma <= 0``)."""
+        return X @ self.w - self.gamma <= 0
+
+    def copy(self):
+        if self.is_leaf:
+            return Node(label=self.label)
+        return Node(self.w.copy(), self.gamma, self.left.copy(), self.right.copy())
+
+
+def from_tree(tree):
+    """Linked nodes equal to a :class:`gto.Tree`."""
+
+    def build(child):
+        kind, i = child
+        if kind == "l":
+            return Node(label=tree.leaf_classes[i].item())
+        left, right = tree.children[i]
+        return Node(tree.W[i].copy(), float(tree.gamma[i]), build(left), build(right))
+
+    return build(("d", 0))
+
+
+def to_tree(root, n_features):
+    """A :class:`gto.Tree` from linked nodes (decisions in preorder, as Tree numbers them)."""
+    if root.is_leaf:
+        raise ValueError("the tree is a single leaf: a gto.Tree needs at least one decision")
+    W, gamma = [], []
+
+    def build(node):
+        if node.is_leaf:
+            return node.label
+        W.append(node.w)
+        gamma.append(node.gamma)
+        return (build(node.left), build(node.right))
+
+    spec = build(root)
+    return Tree(spec, n_features, W=np.array(W), gamma=np.array(gamma))
+
+
+def height(node):
+    """Length of the longest root-to-leaf path below ``node`` (0 for a leaf)."""
+    if node.is_leaf:
+        return 0
+    return 1 + max(height(node.left), height(node.right))
+
+
+def size(node):
+    """Number of nodes (decisions and leaves)."""
+    return 1 if node.is_leaf else 1 + size(node.left) + size(node.right)
+
+
+def n_decisions(node):
+    return 0 if node.is_leaf else 1 + n_decisions(node.left) + n_decisions(node.right)
+
+
+def predict(node, X):
+    """Labels of the leaves the rows of X reach (a literal walk of the nodes)."""
+    rows = rows_by_node(node, X)
+    labels = np.empty(len(X), dtype=object)
+    for leaf, _, _ in leaves_with_depth(node):
+        labels[rows[id(leaf)]] = leaf.label
+    return labels
+
+
+def is_axis_aligned(node):
+    """True when every decision's w has exactly one nonzero."""
+    if node.is_leaf:
+        return True
+    return (np.count_nonzero(node.w) == 1 and is_axis_aligned(node.left)
+            and is_axis_aligned(node.right))
+
+
+def leaves_with_depth(node, depth=0, path=None):
+    """List of (leaf, depth, path) with path the list of ancestors from the root."""
+    path = [] if path is None else path
+    if node.is_leaf:
+        return [(node, depth, path)]
+    down = path + [node]
+    return leaves_with_depth(node.left, depth + 1, down) + leaves_with_depth(
+        node.right, depth + 1, down)
+
+
+def rows_by_node(root, X):
+    """Dict ``id(node) -> row indices of X`` reaching it, for every node."""
+    out = {}
+
+    def walk(n, rows):
+        out[id(n)] = rows
+        if not n.is_leaf:
+            left = n.goes_left(X[rows])
+            walk(n.left, rows[left])
+            walk(n.right, rows[~left])
+
+    walk(root, np.arange(len(X)))
+    return out
+
+
+def heights_by_node(root):
+    """Dict ``id(node) -> height`` for every node."""
+    out = {}
+
+    def walk(n):
+        out[id(n)] = 0 if n.is_leaf else 1 + max(walk(n.left), walk(n.right))
+        return out[id(n)]
+
+    walk(root)
+    return out
+
+
+def replace(root, old, new):
+    """The tree with the subtree at ``old`` replaced by ``new`` (in place; returns the root)."""
+    if root is old:
+        return new
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.is_leaf:
+            continue
+        if n.left is old:
+            n.left = new
+            return root
+        if n.right is old:
+            n.right = new
+            return root
+        stack += [n.left, n.right]
+    raise ValueError("node to replace is not in the tree")
+
+
+def decisions(root):
+    """Decision nodes in breadth-first order."""
+    out, queue = [], [root]
+    while queue:
+        n = queue.pop(0)
+        if not n.is_leaf:
+            out.append(n)
+            queue += [n.left, n.right]
+    return out
+
+
+def prune_empty(node, X):
+    """Replace each decision that sends none of the rows of X one way by its other child.
+
+    The rows reach the same leaves as before, so their predictions are kept.
+    """
+    if node.is_leaf or len(X) == 0:
+        return node
+    left = node.goes_left(X)
+    if not left.any():
+        return prune_empty(node.right, X)
+    if left.all():
+        return prune_empty(node.left, X)
+    node.left = prune_empty(node.left, X[left])
+    node.right = prune_empty(node.right, X[~left])
+    return node

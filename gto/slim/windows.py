@@ -1,0 +1,442 @@
+"""``gto.slim.improve``: DT-SLIM local improvement (Schidler & Szeider 2021, Algorithm 1).
+
+``method="sat"``: repeatedly take a deepest leaf not yet finished, and on its
+path (from the highest ancestor reached by few samples, then upwards, then
+the ancestors below it) grow a
+window, build its weighted local instance (``local.py``), reduce features
+(first the window's own tests, then a heuristic support set) and find a local
+tree of smaller weighted depth by SAT (``encodings.py``); splice it in with
+copies of the hanging subtrees at the special leaves (Theorem 1-2).  Every
+training sample keeps the class the input tree predicts for it.
+
+``method="gto"``: the same loop over windows, but the local problem keeps the
+window's shape and makes its decisions oblique with :func:`gto.optimize`,
+minimising training errors; a decision whose removal costs no error is then
+dropped (a smaller shape).  A window is replaced only when the training
+errors fall, or stay equal with fewer decisions.
+"""
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+from .._validation import check_labels, check_X
+from ..optimize import as_tree
+from ..optimize import optimize as gto_optimize
+from ..progress import Progress
+from ..tree import Tree
+from . import local as L
+from .encodings import minimum_depth_tree, weighted_depth
+from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned,
+                    leaves_with_depth, n_decisions, predict, prune_empty, replace,
+                    rows_by_node, size, to_tree)
+
+METHODS = ("sat", "gto")
+ENCODINGS = ("auto", "depth", "pb")
+PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
+
+
+def sample_limits(max_depth_local, low=70, high=15):
+    """Per-depth sample limits: ``low`` samples up to depth 3 falling linearly to
+    ``high`` at ``max_depth_local`` (the paper's c_60 ranges from 70 to 15, §6)."""
+
+    def limit(depth):
+        if depth <= 3 or max_depth_local <= 3:
+            return low
+        frac = min(1.0, (depth - 3) / (max_depth_local - 3))
+        return int(round(low + frac * (high - low)))
+
+    return limit
+
+
+def _limit_fn(max_samples_local, max_depth_local):
+    if max_samples_local is None:
+        return sample_limits(max_depth_local)
+    if callable(max_samples_local):
+        return max_samples_local
+    if isinstance(max_samples_local, dict):
+        keys = sorted(max_samples_local)
+        return lambda d: max_samples_local[max(k for k in keys if k <= d)] if d >= keys[0] \
+            else max_samples_local[keys[0]]
+    if isinstance(max_samples_local, numbers.Integral) and max_samples_local >= 2:
+        return lambda d: int(max_samples_local)
+    raise ValueError(
+        "max_samples_local must be an int >= 2, a dict depth -> limit, a callable or None, "
+        f"got {max_samples_local!r}")
+
+
+def _check(method, max_depth_local, time_limit, local_time_limit, encoding):
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if max_depth_local is not None and (
+            isinstance(max_depth_local, bool) or not isinstance(max_depth_local, numbers.Integral)
+            or max_depth_local < 1):
+        raise ValueError(f"max_depth_local must be an int >= 1, got {max_depth_local!r}")
+    for name, value in (("time_limit", time_limit), ("local_time_limit", local_time_limit)):
+        if value is not None and not (isinstance(value, numbers.Real) and value > 0):
+            raise ValueError(f"{name} must be positive seconds or None, got {value!r}")
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
+
+
+def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=None,
+            time_limit=300.0, random_state=None, *, local_time_limit=None, encoding="auto",
+            max_iter=2000, quiet=False):
+    """Improve a decision tree window by window (DT-SLIM; module doc).
+
+    Parameters
+    ----------
+    tree : gto.Tree or fitted sklearn DecisionTreeClassifier
+        For ``method="sat"`` every decision must be axis-aligned (one positive
+        weight), any depth.
+    X, y : training data.  ``"sat"`` keeps every sample's *predicted* class
+        (y only sets the input checks); ``"gto"`` minimises errors against y.
+    method : "sat" (minimum weighted depth windows) or "gto" (oblique windows).
+    max_depth_local : deepest window; default 12 for "sat" (the paper's d_60),
+        3 for "gto".
+    max_samples_local : samples of the reduced local instance allowed per
+        window depth: int, dict depth -> limit, callable, or None for
+        :func:`sample_limits` ("sat"); for "gto" an int caps the samples reaching
+        a window (None: no cap).
+    time_limit : seconds for the whole run (None: until no window improves).
+    random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
+    local_time_limit : seconds per SAT call chain / per ``gto.optimize`` call
+        (default 20 for "sat", 10 for "gto").
+    encoding : "auto" (DT_depth up to depth 10 on unweighted windows, DT_pb
+        otherwise), "depth" or "pb" (DT_pb also takes weighted windows).
+    max_iter : tabu moves per window for "gto".
+    quiet : no progress bar.
+
+    Returns
+    -------
+    scipy.optimize.OptimizeResult with ``tree`` (gto.Tree), ``depth_before``,
+    ``depth_after``, ``size_before``, ``size_after`` (nodes), ``n_errors_before``,
+    ``n_errors_after`` (training errors against y), ``n_windows`` (windows
+    replaced), ``n_tried`` (windows solved), ``status`` ("converged",
+    "time_limit" or "interrupted"), ``message``, ``time``.
+    """
+    t0 = time.monotonic()
+    _check(method, max_depth_local, time_limit, local_time_limit, encoding)
+    tree = as_tree(tree)
+    X = check_X(X, tree.n_features)
+    y = check_labels(y, len(X))
+    root = from_tree(tree)
+    if max_depth_local is None:
+        max_depth_local = 12 if method == "sat" else 3
+    if local_time_limit is None:
+        local_time_limit = 20.0 if method == "sat" else 10.0
+    deadline = None if time_limit is None else t0 + time_limit
+    depth_before, size_before = leaves_depth(root), size(root)
+    errors_before = int(np.sum(predict(root, X) != y))
+    state = dict(root=root, n_windows=0, n_tried=0, failed={})
+    status = "converged"
+    try:
+        with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
+            if method == "sat":
+                if not is_axis_aligned(root) or any(np.sum(n.w) <= 0 for n in decisions(root)):
+                    raise ValueError("tree: method='sat' needs axis-aligned decisions "
+                                     "(one positive weight per decision)")
+                limit = _limit_fn(max_samples_local, max_depth_local)
+                status = _run_sat(state, X, max_depth_local, limit, local_time_limit,
+                                  encoding, deadline, bar)
+            else:
+                cap = max_samples_local
+                if cap is not None and (not isinstance(cap, numbers.Integral) or cap < 2):
+                    raise ValueError(f"max_samples_local must be an int >= 2 or None for "
+                                     f"method='gto', got {cap!r}")
+                status = _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter,
+                                  random_state, deadline, bar)
+    except KeyboardInterrupt:
+        status = "interrupted"
+        warnings.warn("gto.slim.improve interrupted: returning the best tree so far",
+                      RuntimeWarning, stacklevel=2)
+    root = state["root"]
+    errors_after = int(np.sum(predict(root, X) != y))
+    messages = {"converged": "no window improves", "time_limit": "time limit reached",
+                "interrupted": "interrupted; best tree so far returned"}
+    return OptimizeResult(
+        tree=to_tree(root, tree.n_features), depth_before=depth_before,
+        depth_after=leaves_depth(root), size_before=size_before, size_after=size(root),
+        n_errors_before=errors_before, n_errors_after=errors_after,
+        n_windows=state["n_windows"], n_tried=state["n_tried"], status=status,
+        message=messages[status], success=status != "interrupted",
+        time=time.monotonic() - t0)
+
+
+def leaves_depth(root):
+    return max(d for _, d, _ in leaves_with_depth(root))
+
+
+def _remaining(deadline):
+    return None if deadline is None else deadline - time.monotonic()
+
+
+# -- method "sat" ----------------------------------------------------------------
+def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadline, bar):
+    root = state["root"]
+    pred0 = predict(root, X)
+    labels = sorted({n.label for n, _, _ in leaves_with_depth(root)}, key=repr)
+    code = {lab: i for i, lab in enumerate(labels)}
+    thresholds = {}
+    for n in decisions(root):
+        f = int(np.flatnonzero(n.w)[0])
+        thresholds.setdefault(f, set()).add(n.gamma / n.w[f])
+    done, windows_at_round = set(), 0
+    cmax = max(limit(d) for d in range(1, max_depth_local + 1))
+    while True:
+        if deadline is not None and time.monotonic() >= deadline:
+            return "time_limit"
+        rows_of, heights = rows_by_node(root, X), heights_by_node(root)
+        cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
+        if not cand:  # a new round while the last one improved something
+            if state["n_windows"] == windows_at_round:
+                return "converged"
+            windows_at_round, done = state["n_windows"], set()
+            continue
+        v, dv, path = max(cand, key=lambda c: c[1])
+        i0 = next((i for i, u in enumerate(path) if len(rows_of[id(u)]) <= cmax), len(path) - 1)
+        new = None
+        # the paper's order (from i0 up to the root), then the nodes below i0
+        for i in list(range(i0, -1, -1)) + list(range(i0 + 1, len(path))):
+            left = _remaining(deadline)
+            if left is not None and left <= 0:
+                return "time_limit"
+            tlim = local_time_limit if left is None else min(local_time_limit, left)
+            new = _sat_window(path[i], X, rows_of, heights, code, labels, thresholds,
+                              max_depth_local, limit, tlim, encoding, state)
+            if new is not None:
+                # copies of a hanging subtree get only part of its samples: drop empty sides
+                new = prune_empty(new, X[rows_of[id(path[i])]])
+                root = replace(root, path[i], new)
+                state["root"] = root
+                state["n_windows"] += 1
+                after = predict(root, X)
+                assert np.all(after == pred0), "a training sample changed its predicted class"
+                break
+        if new is None:
+            done.update(path + [v])
+        bar.update(note=f"depth {leaves_depth(root)}, {state['n_windows']} windows")
+
+
+def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_local, limit,
+                time_limit, encoding, state):
+    """A replacement for a window rooted at r of smaller weighted depth, or None."""
+
+    def fits(window):
+        rows, cls, _, _, _, depth = L.local_classes(window, rows_of, code, heights)
+        red = L.reduce_rows(L.binarize(X[rows], L.window_tests(window)), cls)
+        return red is not None and len(red[0]) <= limit(depth)
+
+    if len(rows_of[id(r)]) == 0:
+        return None
+    window = L.grow_window(r, rows_of, heights, code, max_depth_local, fits)
+    if window is None or not fits(window):
+        return None
+    rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code, heights)
+    # a window that failed before fails again while its nodes and hanging depths stay
+    key = tuple(id(n) for n in window) + tuple((id(u), heights[id(u)]) for u in hanging)
+    if key in state["failed"]:
+        return None
+    if depth < 2 and len(np.unique(cls)) > 1:
+        return None  # one decision separating two classes cannot get shallower
+    # safe window (Corollary 1): the unweighted depth bounds the weighted one
+    safe = all(depth + w <= wdepth for w in weights[len(code):])
+    deadline = time.monotonic() + time_limit
+    Xr = X[rows]
+    timed_out = False
+    for reduction in ("own", "support"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        if reduction == "own":
+            tests = L.window_tests(window)
+        else:
+            tests = L.candidate_tests(Xr, thresholds)
+            if tests is None:
+                break
+            red = L.reduce_rows(L.binarize(Xr, tests), cls)
+            keep = None if red is None else L.support_set(*red)
+            if keep is None:
+                break
+            tests = [tests[j] for j in keep]
+        red = L.reduce_rows(L.binarize(Xr, tests), cls)
+        if red is None or len(red[0]) > limit(depth):
+            continue
+        B, c = red
+        state["n_tried"] += 1
+        # a safe window first by its unweighted depth (DT_depth, Corollary 1), then any
+        # window by its weighted depth (DT_pb), which may also move leaves of small
+        # weight down to lift a heavy one
+        tries = [(np.zeros_like(weights), depth)] if safe else []
+        if not safe or (len(hanging) > 1 and len(B) <= PB_WEIGHTED_ROWS):
+            tries.append((weights, wdepth))
+        for w_use, below in tries:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            local, _, optimal = minimum_depth_tree(B, c, w_use, below, encoding,
+                                                   time_limit=left)
+            timed_out |= local is None and not optimal
+            if local is not None and weighted_depth(local, weights) < wdepth:
+                return _nodes_of(local, tests, labels, hanging, X.shape[1])
+    if not timed_out:
+        state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
+    return None
+
+
+def _nodes_of(local, tests, labels, hanging, n_features):
+    """Linked nodes of a decoded local tree; special leaves get copies of their subtrees."""
+    s = len(labels)
+    if local[0] == "leaf":
+        c = local[1]
+        return Node(label=labels[c]) if c < s else hanging[c - s].copy()
+    f, t = tests[local[0]]
+    w = np.zeros(n_features)
+    w[f] = 1.0
+    return Node(w, float(t), _nodes_of(local[1], tests, labels, hanging, n_features),
+                _nodes_of(local[2], tests, labels, hanging, n_features))
+
+
+# -- method "gto" ----------------------------------------------------------------
+def _gto_window(r, max_depth_local):
+    """Decisions of T_r within ``max_depth_local`` levels of r, r first."""
+    window, level = [], [r]
+    for _ in range(max_depth_local):
+        level = [n for n in level if not n.is_leaf]
+        window += level
+        level = [c for n in level for c in (n.left, n.right)]
+    return window
+
+
+def _shrink(node, X, target):
+    """Drop decisions (keep one child) while the errors against ``target`` do not rise."""
+    best = int(np.sum(predict(node, X) != target))
+    changed = True
+    while changed:
+        changed = False
+        for d in decisions(node):
+            for child in (d.left, d.right):
+                candidate = _without(node, d, child)
+                if candidate.is_leaf:
+                    continue
+                err = int(np.sum(predict(candidate, X) != target))
+                if err <= best:
+                    node, best, changed = candidate, err, True
+                    break
+            if changed:
+                break
+    return node, best
+
+
+def _without(root, d, child):
+    """Copy of ``root`` with decision ``d`` replaced by its subtree ``child``."""
+    if root is d:
+        return child.copy()
+    if root.is_leaf:
+        return Node(label=root.label)
+    return Node(root.w.copy(), root.gamma, _without(root.left, d, child),
+                _without(root.right, d, child))
+
+
+def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, random_state,
+             deadline, bar):
+    rng = np.random.default_rng(random_state)
+    n_features = X.shape[1]
+    while True:
+        improved = False
+        for r in decisions(state["root"]):
+            root = state["root"]
+            if not _contains(root, r):
+                continue
+            left = _remaining(deadline)
+            if left is not None and left <= 0.05:
+                return "time_limit"
+            rows = rows_by_node(root, X)[id(r)]
+            if len(rows) < 2 or (cap is not None and len(rows) > cap):
+                continue
+            new = _gto_local(r, X[rows], y[rows], max_depth_local, n_features,
+                             local_time_limit if left is None else min(local_time_limit, left),
+                             max_iter, int(rng.integers(2**31)), state)
+            if new is not None:
+                before = int(np.sum(predict(root, X) != y))
+                state["root"] = replace(root, r, new)
+                state["n_windows"] += 1
+                improved = True
+                after = int(np.sum(predict(state["root"], X) != y))
+                assert after <= before, "a window raised the training errors"
+            bar.update(note=f"errors {int(np.sum(predict(state['root'], X) != y))}")
+        if not improved:
+            return "converged"
+
+
+def _contains(root, node):
+    return any(n is node for n in decisions(root))
+
+
+def _gto_local(r, Xr, yr, max_depth_local, n_features, time_limit, max_iter, seed, state):
+    """Oblique window at r (fixed shape, then shrunk) if it has fewer errors, or the same
+    errors with fewer decisions; else None.
+
+    Leaves of the local tree: a leaf of T keeps its class; a hanging subtree u_i
+    becomes class K + i, the target of exactly those samples that reach u_i in
+    the input and that u_i classifies correctly.  A sample whose target matches
+    its local leaf is then classified correctly by the spliced tree, so the
+    local error count bounds the true one and the input window meets it.
+    """
+    window = _gto_window(r, max_depth_local)
+    labels = list(np.unique(np.concatenate([yr, np.array(
+        [n.label for n, _, _ in leaves_with_depth(r)], dtype=yr.dtype)])))
+    code = {lab: i for i, lab in enumerate(labels)}
+    K = len(labels)
+    leaves = L.window_leaves(window)
+    hanging = [n for n, _ in leaves if not n.is_leaf]
+    target = np.array([code[v] for v in yr], dtype=np.int64)
+    reach = rows_by_node(r, Xr)
+    for i, u in enumerate(hanging):
+        rows = reach[id(u)]
+        target[rows[predict(u, Xr[rows]) == yr[rows]]] = K + i
+    inside = {id(n) for n in window}
+    W, gamma = [], []
+    hang_index = {id(u): i for i, u in enumerate(hanging)}
+
+    def spec(n):
+        if id(n) not in inside:
+            return code[n.label] if n.is_leaf else K + hang_index[id(n)]
+        W.append(n.w)
+        gamma.append(n.gamma)
+        return (spec(n.left), spec(n.right))
+
+    local = Tree(spec(r), n_features, W=np.array(W), gamma=np.array(gamma))
+    errors_old = int(np.sum(predict(r, Xr) != yr))
+    decisions_old = n_decisions(r)
+    candidate = from_tree(local)
+    # samples whose target no leaf carries are errors whatever the decisions: left out
+    fit = np.isin(target, local.leaf_classes)
+    if len(np.unique(target[fit])) > 1 and errors_old > 0:
+        state["n_tried"] += 1
+        res = gto_optimize(local, Xr[fit], target[fit], time_limit=time_limit,
+                           random_state=seed, max_iter=max_iter)
+        candidate = from_tree(res.tree)
+    candidate, _ = _shrink(candidate, Xr, target)
+    new = _decode_codes(candidate, labels, hanging, K)
+    errors_new = int(np.sum(predict(new, Xr) != yr))
+    if errors_new < errors_old or (errors_new == errors_old
+                                   and n_decisions(new) < decisions_old):
+        return new
+    return None
+
+
+def _decode_codes(node, labels, hanging, K):
+    if node.is_leaf:
+        c = int(node.label)
+        if c >= K:
+            return hanging[c - K].copy()
+        lab = labels[c]
+        return Node(label=lab.item() if isinstance(lab, np.generic) else lab)
+    return Node(node.w.copy(), node.gamma, _decode_codes(node.left, labels, hanging, K),
+                _decode_codes(node.right, labels, hanging, K))

@@ -1,0 +1,267 @@
+"""gto.slim (issue 15): SAT encodings against brute force, DT-SLIM on planted trees."""
+import itertools
+from functools import lru_cache
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import gto
+import problems
+from gto.slim import improve, minimum_depth_tree, tree_of_depth
+import gto.slim.windows as improve_mod
+
+
+# -- brute force: exhaustive search over trees of depth <= 3 ------------------------------
+def brute_min_weighted_depth(B, cls, weights, max_depth=3):
+    """Smallest D such that some tree of depth <= max_depth puts every leaf of class c at
+    depth <= D - weights[c] with pure leaves; tries every feature at every node."""
+    n, k = B.shape
+
+    @lru_cache(None)
+    def fits(rows, budget, levels):
+        r = np.array(rows)
+        classes = set(cls[r].tolist())
+        if len(classes) == 1:
+            return weights[classes.pop()] <= budget
+        if levels == 0 or budget <= 0:
+            return False
+        for j in range(k):
+            go = B[r, j]
+            if go.all() or not go.any():
+                continue
+            if fits(tuple(r[~go]), budget - 1, levels - 1) and fits(tuple(r[go]), budget - 1,
+                                                                     levels - 1):
+                return True
+        return False
+
+    for D in range(0, max_depth + int(max(weights)) + 1):
+        if fits(tuple(range(n)), D, max_depth):
+            return D
+    return None
+
+
+def planted_instance(rng, n_classes):
+    """<= 12 distinct binary samples labelled by a random tree of depth <= 3."""
+    k = int(rng.integers(3, 6))
+    n = int(rng.integers(5, 13))
+    rows = rng.choice(2**k, size=min(n, 2**k), replace=False)
+    B = ((rows[:, None] >> np.arange(k)) & 1).astype(bool)
+
+    def label(x, depth):
+        if depth == 0 or rng.random() < 0.25:
+            return int(rng.integers(n_classes))
+        j = int(rng.integers(k))
+        return (j, label(x, depth - 1), label(x, depth - 1))
+
+    spec = label(None, 3)
+
+    def walk(node, x):
+        return node if isinstance(node, int) else walk(node[2] if x[node[0]] else node[1], x)
+
+    cls = np.array([walk(spec, x) for x in B])
+    return B, cls
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_sat_encodings_return_true_minimum_depth(seed):
+    rng = np.random.default_rng(seed)
+    B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+    zero = np.zeros(cls.max() + 1, dtype=int)
+    truth = brute_min_weighted_depth(B, cls, zero)
+    assert truth is not None and truth <= 3
+    for enc in ("depth", "pb"):
+        local, depth, optimal = minimum_depth_tree(B, cls, zero, truth + 3, encoding=enc)
+        assert (depth, optimal) == (truth, True), enc
+        if truth > 0:
+            assert tree_of_depth(B, cls, zero, truth - 1, enc) is False
+    # weighted instances (DT_pb only): per-class depth offsets
+    weights = rng.integers(0, 3, cls.max() + 1)
+    truth_w = brute_min_weighted_depth(B, cls, weights)
+    _, depth_w, optimal = minimum_depth_tree(B, cls, weights, truth_w + 3, encoding="pb")
+    assert (depth_w, optimal) == (truth_w, True)
+
+
+# -- DT-SLIM on planted trees ---------------------------------------------------------------
+def caterpillar_xor(n_noise=3):
+    """All 2^(2+n_noise) binary points labelled x0 XOR x1 and a correct tree that first
+    tests the noise features one after another: depth n_noise + 2, while depth 2 suffices."""
+    p = 2 + n_noise
+    X = np.array(list(itertools.product([0.0, 1.0], repeat=p)))
+    y = (X[:, 0] != X[:, 1]).astype(int)
+    xor = ((0, 1), (1, 0))
+    spec = xor
+    for _ in range(n_noise):
+        spec = (xor, spec)
+    tree = gto.Tree(spec, p)
+    W, gamma = [], []
+
+    def fill(node, level):
+        if isinstance(node, int):
+            return
+        if node == xor:
+            W.extend([np.eye(p)[0], np.eye(p)[1], np.eye(p)[1]])
+            gamma.extend([0.5, 0.5, 0.5])
+            return
+        W.append(np.eye(p)[2 + level])
+        gamma.append(0.5)
+        fill(node[0], level + 1)
+        fill(node[1], level + 1)
+
+    fill(spec, 0)
+    tree.W, tree.gamma = np.array(W), np.array(gamma)
+    assert np.all(tree.predict(X) == y)
+    return tree, X, y
+
+
+def tree_depth(tree):
+    """Depth of a gto.Tree from its leaf paths (independent of gto.slim's nodes)."""
+    return int(np.abs(tree.sides).sum(axis=1).max())
+
+
+@pytest.mark.parametrize("encoding", ["auto", "pb"])
+def test_improve_finds_the_shallow_xor_tree(encoding):
+    tree, X, y = caterpillar_xor()
+    res = improve(tree, X, y, time_limit=None, encoding=encoding, quiet=True)
+    assert res.depth_before == 5 == tree_depth(tree)
+    assert res.depth_after == 2 == tree_depth(res.tree)  # XOR needs depth 2, not 1
+    assert np.all(res.tree.predict(X) == y)
+    assert res.status == "converged" and res.n_windows >= 1
+
+
+def test_small_windows_with_hanging_subtrees_keep_classes():
+    """Windows of depth <= 3 on a depth-7 tree: special classes and weights at work."""
+    tree, X, y = caterpillar_xor(n_noise=5)
+    res = improve(tree, X, y, max_depth_local=3, time_limit=None, quiet=True)
+    assert res.depth_before == 7
+    assert tree_depth(res.tree) == res.depth_after < 7
+    assert np.all(res.tree.predict(X) == tree.predict(X))
+
+
+def test_window_with_hanging_subtrees_is_rebalanced():
+    """A depth-3 chain over x2, x3, x4 above four different subtrees: with the feature
+    x5 = x2 or x3 the window has a depth-2 replacement, so the depth falls from 5 to 4
+    and every subtree must land under its own special leaf."""
+    X = np.array([[a, b, *chain, chain[0] or chain[1]] for a in (0, 1) for b in (0, 1)
+                  for chain in ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 0))], dtype=float)
+    h4, h3, h2, h1 = (0, (0, 1)), (0, 1), ((1, 0), (0, 1)), ((0, 1), (1, 0))
+    features = [2, 3, 4, 0, 1, 0, 0, 1, 1, 0, 1, 1]  # preorder
+    tree = gto.Tree((((h4, h3), h2), h1), 6, W=np.eye(6)[features], gamma=[0.5] * 12)
+    y = tree.predict(X)
+    assert tree_depth(tree) == 5
+    res = improve(tree, X, y, max_depth_local=3, time_limit=None, quiet=True)
+    assert tree_depth(res.tree) == res.depth_after <= 4
+    assert np.array_equal(res.tree.predict(X), y)
+
+
+def test_improve_unpruned_sklearn_tree_keeps_every_training_class():
+    X, y = problems.load("monk1")
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    res = improve(clf, X, y, time_limit=None, quiet=True)
+    assert res.depth_before == clf.get_depth()
+    assert tree_depth(res.tree) == res.depth_after <= res.depth_before
+    assert res.depth_after < res.depth_before
+    assert np.array_equal(res.tree.predict(X), clf.predict(X))
+    assert isinstance(res.tree, gto.Tree) and res.time > 0
+
+
+def test_numeric_features_and_string_labels():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "a", np.where(X[:, 2] > 0.5, "b", "c"))
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    res = improve(clf, X, y, time_limit=8, quiet=True)
+    assert np.array_equal(res.tree.predict(X), clf.predict(X))
+    assert tree_depth(res.tree) == res.depth_after <= res.depth_before
+
+
+def test_interrupt_returns_current_tree(monkeypatch):
+    tree, X, y = caterpillar_xor()
+    real, calls = improve_mod.minimum_depth_tree, []
+
+    def once_then_interrupt(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(improve_mod, "minimum_depth_tree", once_then_interrupt)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        res = improve(tree, X, y, max_depth_local=3, time_limit=30, quiet=True)
+    assert res.status == "interrupted"
+    assert np.all(res.tree.predict(X) == y)
+    assert tree_depth(res.tree) == res.depth_after <= 5
+
+
+def test_time_limit_status():
+    X, y = problems.load("car")
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    res = improve(clf, X, y, time_limit=0.5, quiet=True)
+    assert res.status == "time_limit" and res.time < 30
+    assert np.array_equal(res.tree.predict(X), clf.predict(X))
+
+
+# -- method="gto" ---------------------------------------------------------------------------
+def test_gto_windows_lower_errors_of_an_oblique_problem():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = ((X[:, 0] + X[:, 1] > 1) ^ (X[:, 0] - X[:, 1] > 0.3)).astype(int)
+    clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    before = int(np.sum(clf.predict(X) != y))
+    # bounded by iterations, not wall time, so the outcome does not depend on machine load
+    res = improve(clf, X, y, method="gto", time_limit=None, local_time_limit=600,
+                  max_iter=300, random_state=0, quiet=True)
+    after = int(np.sum(res.tree.predict(X) != y))
+    assert res.n_errors_before == before and res.n_errors_after == after
+    assert after < before
+
+
+def test_gto_never_more_errors_and_may_shrink():
+    """A tree with a useless decision (same class both sides) loses it, at no error."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(150, 3))
+    y = (X[:, 0] > 0).astype(int)
+    tree = gto.Tree(((0, 0), 1), 3, W=np.eye(3)[[0, 1]], gamma=[0.0, 0.0])
+    assert np.sum(tree.predict(X) != y) == 0
+    res = improve(tree, X, y, method="gto", time_limit=None, local_time_limit=600,
+                  max_iter=100, random_state=0, quiet=True)
+    assert np.sum(res.tree.predict(X) != y) == 0
+    assert res.tree.n_decisions == 1
+    assert res.n_errors_after <= res.n_errors_before
+    Xs, ys = problems.load("liver")
+    clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(Xs, ys)
+    res = improve(clf, Xs, ys, method="gto", time_limit=3, random_state=0,
+                  local_time_limit=0.5, max_iter=200, quiet=True)
+    assert np.sum(res.tree.predict(Xs) != ys) <= np.sum(clf.predict(Xs) != ys)
+
+
+# -- input checks ---------------------------------------------------------------------------
+def test_bad_arguments():
+    tree, X, y = caterpillar_xor(1)
+    with pytest.raises(ValueError, match="method"):
+        improve(tree, X, y, method="weka")
+    with pytest.raises(ValueError, match="max_depth_local"):
+        improve(tree, X, y, max_depth_local=0)
+    with pytest.raises(ValueError, match="time_limit"):
+        improve(tree, X, y, time_limit=-1)
+    with pytest.raises(ValueError, match="max_samples_local"):
+        improve(tree, X, y, max_samples_local=1)
+    with pytest.raises(TypeError, match="tree"):
+        improve("tree", X, y)
+    oblique = tree.copy()
+    oblique.W = oblique.W + 0.5
+    with pytest.raises(ValueError, match="axis-aligned"):
+        improve(oblique, X, y, quiet=True)
+
+
+def test_experiment_script_prints_the_tables(capsys):
+    from experiments import slim as script
+
+    out = script.main(["--sets", "monk1", "--numeric", "none", "--gto-sets", "australian",
+                       "--budget", "2", "--gto-budget", "2", "--folds", "2"])
+    text = capsys.readouterr().out
+    assert "monk1" in text and "mean" in text and "errors lower on" in text
+    rows = out["discrete"]["rows"]
+    assert len(rows) == 2 and all(r["train_classes_kept"] for r in rows)
+    assert all(r["depth_after"] <= r["depth_before"] for r in rows)
+    assert all(r["errors_after"] <= r["errors_before"] for r in out["gto"]["rows"])
