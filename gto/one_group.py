@@ -154,4 +154,6 @@ def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=Fal
         res.oblique_tree = res.tree
         res.tree = one_group_tree(left, tree.structure, enc, X, y, sample_weight)
         res.n_errors = res.tree.n_errors(X, y, sample_weight)
+        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+        res.tree.record_training(X, y, sample_weight, feature_names=names)
     return res

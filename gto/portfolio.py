@@ -130,7 +130,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
     paper = schedule["paper"]
     # the LP refits are dense and count-driven: not with a penalty or a feature budget
     dense = problem.alpha == 0 and problem.n_coord == 0
-    refine = not paper and schedule["refine"] and dense
+    refine = not paper and schedule["refine"] and dense and max_iter > 0  # 0: the start's vertex
     single = paper or not dense  # sparse vertices: one run (kicks would be dense)
     long_steps = 0 if single else schedule["long_steps"]
     rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []

@@ -326,12 +326,12 @@ class Tree:
         They go into the model file, so that ``predict_proba`` works after
         :meth:`load`.  Returns ``self``.
         """
-        X = check_X(X, self.n_features)
-        y = check_labels(y, len(X))
-        w = check_sample_weight(sample_weight, len(X))
+        leaves = self.apply(X)  # checks X (strings allowed where decisions are subset tests)
+        y = check_labels(y, len(leaves))
+        w = check_sample_weight(sample_weight, len(leaves))
         self.classes = np.unique(y)
         counts = np.zeros((self.n_leaves, len(self.classes)))
-        np.add.at(counts, (self.apply(X), np.searchsorted(self.classes, y)), w)
+        np.add.at(counts, (leaves, np.searchsorted(self.classes, y)), w)
         self.leaf_counts = counts
         if feature_names is not None:
             self.feature_names = _check_names(feature_names, self.n_features)

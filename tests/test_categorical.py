@@ -218,7 +218,7 @@ def test_cli_fit_with_categorical_columns(tmp_path):
     model = tmp_path / "m.json"
     assert main(["fit", str(data), "--categorical", "colour,shape", "--max-iter", "300",
                  "-o", str(model), "-q"]) in (0, None)
-    tree = gto.Tree.from_dict(json.loads(model.read_text())["tree"])
+    tree = gto.Tree.load(model)  # the one model format (docs/model_format.md)
     assert tree.has_subsets
     X = codes[["colour", "size", "shape"]].to_numpy(float)
     assert tree.n_errors(X, y) == 0
