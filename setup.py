@@ -30,7 +30,7 @@ setup(
         "scikit-learn>=1.3",
         "pandas>=1.5",
         "tqdm>=4.60",
-        "python-sat>=0.1.8",
+        "python-sat>=1.8.dev1",  # PyPI has only development releases
     ],
     extras_require={
         "test": ["pytest>=7", "hypothesis>=6", "dask[distributed]>=2023.1", "matplotlib>=3.6"],
