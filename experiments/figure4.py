@@ -22,7 +22,7 @@ import sys
 import time
 from itertools import chain
 
-from gto.cli import jobs, positive_int, seconds
+from gto.cli import jobs, positive_int
 from gto.files import write_text_atomic
 
 from . import peers

@@ -182,7 +182,7 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
         if big else "",
         f"GTO: gto.GTOClassifier(depth=2, random_state=fold{_params_text(gto_params)}); "
         "GTO-alpha0: the same with alpha=0",
-        f"dec / nz: decisions, mean nonzero weights per decision ('?': not exposed)",
+        "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed)",
         f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}",
     ]
     text = "\n".join([
