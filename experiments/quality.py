@@ -90,7 +90,8 @@ def splits(names, quick=False):
 
 
 def summary(rows, arm_names):
-    """``{dataset: {arm: {train, test, train_std, test_std, decisions, nonzero, n, failed}}}``."""
+    """``{dataset: {arm: {train, test, train_std, test_std, decisions, nonzero, n, failed,
+    seconds}}}`` (``seconds``: mean fit-and-predict time per split)."""
     base = summarize(rows)
     out = {}
     for r in rows:
@@ -100,22 +101,25 @@ def summary(rows, arm_names):
             s = base.get((name, arm))
             if s is None:
                 continue
-            nz = [r["nonzero"] for r in rows if r["dataset"] == name and r["arm"] == arm
-                  and not r["failed"] and r.get("nonzero", "") != ""]
+            ok = [r for r in rows if r["dataset"] == name and r["arm"] == arm and not r["failed"]]
+            nz = [r["nonzero"] for r in ok if r.get("nonzero", "") != ""]
             out[name][arm] = {
                 "train": s["train"][0], "train_std": s["train"][1],
                 "test": s["test"][0], "test_std": s["test"][1],
                 "decisions": s["decisions"], "nonzero": float(np.mean(nz)) if nz else None,
                 "n": s["n"], "failed": s["failed"],
+                "seconds": float(np.mean([r["seconds"] for r in ok])) if ok else None,
             }
     return out
 
 
 def table(summ, arm_names):
     """Markdown: one row per data set; test and train error % per arm, then
-    decisions / nonzero weights per decision per arm."""
+    decisions / nonzero weights per decision per arm, then seconds per fit of
+    the GTO arms."""
+    timed = [a for a in arm_names if a.startswith("GTO")]
     header = (["data"] + [f"{a} test %" for a in arm_names] + [f"{a} train %" for a in arm_names]
-              + [f"{a} dec / nz" for a in arm_names])
+              + [f"{a} dec / nz" for a in arm_names] + [f"{a} s" for a in timed])
     body = []
     for name, by_arm in summ.items():
         cells = {a: by_arm.get(a) for a in arm_names}
@@ -131,14 +135,17 @@ def table(summ, arm_names):
 
         body.append([name] + [err(cells[a], "test") for a in arm_names]
                     + [err(cells[a], "train") for a in arm_names]
-                    + [size(cells[a]) for a in arm_names])
+                    + [size(cells[a]) for a in arm_names]
+                    + ["" if cells[a] is None or cells[a]["seconds"] is None
+                       else f"{cells[a]['seconds']:.0f}" for a in timed])
     return markdown_table(header, body)
 
 
 def verdict(summ):
     """Lines checking issue 10's target for the default GTO arm: test error at or
-    below the best depth-2 peer, and never more than 1 point above CART-d2."""
-    lines = []
+    below the best depth-2 peer, and never more than 1 point above CART-d2; then
+    the counts over the paper's and the numeric sets."""
+    lines, wins = [], {}
     for name, by_arm in summ.items():
         g = by_arm.get("GTO")
         if g is None or np.isnan(g["test"]):
@@ -151,10 +158,18 @@ def verdict(summ):
         cart = others.get("CART-d2")
         beats = g["test"] <= others[best] + 1e-9
         close = cart is None or g["test"] <= cart + 1.0
+        wins[name] = (beats, close)
         lines.append(f"{name}: GTO {g['test']:.1f} vs best peer {best} {others[best]:.1f} -> "
                      f"{'at or below' if beats else 'above'}; vs CART-d2 "
                      f"{'n/a' if cart is None else f'{cart:.1f}'} -> "
                      f"{'within 1 point' if close else 'MORE THAN 1 POINT WORSE'}")
+    for label, group in (("paper sets", problems.DATASETS), ("numeric sets", problems.NUMERIC)):
+        run = [n for n in group if n in wins]
+        if run:
+            lines.append(f"{label}: at or below the best peer on "
+                         f"{sum(wins[n][0] for n in run)} of {len(run)} run "
+                         f"({len(group)} in all); within 1 point of CART-d2 on "
+                         f"{sum(wins[n][1] for n in run)} of {len(run)}")
     return lines
 
 
@@ -182,7 +197,8 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
         if big else "",
         f"GTO: gto.GTOClassifier(depth=2, random_state=fold{_params_text(gto_params)}); "
         "GTO-alpha0: the same with alpha=0",
-        "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed)",
+        "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
+        "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
         f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}",
     ]
     text = "\n".join([

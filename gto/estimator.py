@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from .optimize import _non_numeric, optimize, stop_if_interrupted
 from .starts import is_complete
@@ -24,6 +25,7 @@ from .tree import Tree
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
+SELECTIONS = ("best", "1se")
 
 
 class GTOClassifier(ClassifierMixin, BaseEstimator):
@@ -50,6 +52,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         The internal cross-validation.  An int is a shuffled stratified K-fold
         seeded by ``random_state`` (fewer folds when a class has fewer members;
         with fewer than 2 per class the first grid point is used unscored).
+    selection : "1se" or "best", default "1se"
+        How the internal CV picks: the best mean held-out accuracy (ties: the
+        first grid point), or the one-standard-error rule (Breiman et al.,
+        CART §3.4.3): the simplest grid point whose mean is within one standard
+        error (over the folds) of the best, simplest meaning fewer features per
+        decision, then a larger ``alpha``.
     init : "auto", "greedy", "cart", "axis", "random", gto.Tree or fitted DecisionTreeClassifier
         Starting trees.  "auto": both the greedy LP tree and, when the
         structure is complete, the CART tree of the same shape (``init="cart"``
@@ -119,8 +127,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
-                 init="auto", alpha="auto", max_features=None, cv=5, verbose=0,
-                 categorical_features=None, one_group=False):
+                 init="auto", alpha="auto", max_features=None, cv=5, selection="1se",
+                 verbose=0, categorical_features=None, one_group=False):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -135,6 +143,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.max_features = max_features
         self.cv = cv
+        self.selection = selection
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.one_group = one_group
@@ -155,6 +164,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 isinstance(c, numbers.Integral) or hasattr(c, "split") or np.iterable(c)):
             raise ValueError(f"cv must be an int >= 2, a CV splitter or an iterable of "
                              f"(train, test) index pairs, got {c!r}")
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if isinstance(self.init, str):
             if self.init not in INITS:
                 raise ValueError(
@@ -199,18 +210,31 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------
     def _grid(self, n_features):
-        """Grid points in order (ties in the CV go to the first, as in scikit-learn)."""
+        """Grid points in order (ties in the CV go to the first, as in scikit-learn).
+
+        Both "auto": the penalty path ``ALPHA_GRID`` without a budget, then the
+        budgets of ``MAX_FEATURES_GRID`` without a penalty (not the product: a
+        budget of one feature needs no penalty, and the product would cost
+        ``len(ALPHA_GRID)`` times more fits).  One "auto": that parameter's grid
+        with the other as given."""
         alphas = ALPHA_GRID if isinstance(self.alpha, str) else (float(self.alpha),)
         budgets = (self.max_features,)
         if isinstance(self.max_features, str):
             budgets = [m for m in MAX_FEATURES_GRID if m is None or m < n_features]
+        if isinstance(self.alpha, str) and isinstance(self.max_features, str):
+            return ([{"alpha": a, "max_features": None} for a in alphas]
+                    + [{"alpha": 0.0, "max_features": m} for m in budgets if m is not None])
         return [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
 
-    def _starts(self, tree):
-        """The ``init`` values of :func:`optimize` to run: the warm start or the portfolio."""
+    def _starts(self, tree, params):
+        """The ``init`` values of :func:`optimize` to run: the warm start or the portfolio
+        (with ``max_features=1`` optimize's own choice: the exact axis-aligned tree
+        when it is affordable, else CART)."""
         if not isinstance(self.init, str):
             return ["tree"]
         if self.init == "auto":
+            if params["max_features"] == 1:
+                return ["auto"]
             return ["greedy", "cart"] if is_complete(tree) else ["greedy"]
         return [self.init]
 
@@ -219,12 +243,15 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts."""
         best = None
-        for init in self._starts(tree):
+        # alpha = 0: an objective of 0 is the global optimum, stop there (callbacks
+        # need one process for the restarts)
+        stop = _at_zero if params["alpha"] == 0 and (self.restarts == 1 or n_jobs == 1) else None
+        for init in self._starts(tree, params):
             res = optimize(
                 tree, X, y, objective=self.objective, method=self.method, p=self.p,
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                verbose=verbose, **params, **self._categorical,
+                callback=stop, verbose=verbose, **params, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -261,7 +288,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         rank[order] = np.arange(1, len(grid) + 1)
         results.update(mean_test_score=mean, std_test_score=scores.std(axis=1),
                        rank_test_score=rank)
-        return int(order[0]), results
+        best = int(order[0])
+        if self.selection == "1se" and n_splits > 1:
+            se = scores[best].std(ddof=1) / np.sqrt(n_splits)
+            near = np.flatnonzero(mean >= mean[best] - se - 1e-12)
+            best = int(min(near, key=lambda i: (_complexity(grid[i], X.shape[1]), i)))
+        return best, results
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
@@ -292,12 +324,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
                      "max_features": None if isinstance(self.max_features, str)
                      else self.max_features}]
-        self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
-        if self.cv_results_ is None:
-            self.best_index_ = None
-        params = grid[self.best_index_ or 0]
-        self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
-        self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
+        with threadpool_limits(limits=1, user_api="blas"):  # see BLAS_THREADS below
+            self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
+            if self.cv_results_ is None:
+                self.best_index_ = None
+            params = grid[self.best_index_ or 0]
+            self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
+            self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
@@ -357,6 +390,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self.tree_.decision_path(X)
+
+
+def _at_zero(iteration, walker, value, tol=1e-9):
+    """Search callback: stop once the best objective is 0 (every point on its side
+    with margin: nothing left to improve when ``alpha = 0``)."""
+    return value <= tol
+
+
+def _complexity(params, n_features):
+    """Sort key of a grid point, simplest first: fewer features per decision, then
+    a larger penalty (for the one-standard-error rule)."""
+    budget = params["max_features"] or n_features
+    return (min(budget, n_features), -params["alpha"])
 
 
 def _seed(random_state):

@@ -37,6 +37,8 @@ def test_quick_run_writes_its_own_files(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("| data"))
     assert "GTO test %" in header and "CART-d2 dec / nz" in header
     assert "liver: GTO" in text  # the verdict line against the peers
+    assert "paper sets: at or below the best peer on" in text and "of 1 run (4 in all)" in text
+    assert "GTO s" in header and summary["liver"]["GTO"]["seconds"] > 0
 
 
 def test_big_sets_are_subsampled_stratified():
