@@ -21,6 +21,7 @@ writes ``quality-quick.*`` instead, never over a full run).
     python -m experiments.quality
     python -m experiments.quality --quick --jobs 2
     python -m experiments.quality --data heart cancer --jobs 2
+    python -m experiments.quality --combine a/quality.csv b/quality.csv --out results
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ import problems
 from gto.files import write_text_atomic
 
 from . import peers
-from .common import (FIELDS, cv_splits, failures, markdown_table, pm, run_splits, summarize,
-                     synthetic_splits, write_csv)
+from .common import (FIELDS, cv_splits, failures, markdown_table, pm, read_csv, run_splits,
+                     summarize, synthetic_splits, write_csv)
 
 BIG = ("magic", "twonorm", "phoneme")
 BIG_SAMPLE = 2000
@@ -185,7 +186,15 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     t0 = time.perf_counter()
     rows = run_splits(todo, the_arms, max_iter, n_jobs=n_jobs, quiet=quiet, desc="quality")
     seconds = time.perf_counter() - t0
-    summ = summary(rows, list(the_arms))
+    last = f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}"
+    return report(rows, list(the_arms), out, data, quick, gto_params, [last, *notes],
+                  {"seconds": seconds})
+
+
+def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), meta=None):
+    """Table, protocol and verdict of ``rows``; writes ``quality[-quick].csv/.json/.md``
+    to ``out`` and returns the markdown text."""
+    summ = summary(rows, arm_names)
     big = [d for d in data if d in BIG]
     protocol = [
         ("quick: first fold / draw only, " + f"{QUICK_ITER} GTO iterations" if quick
@@ -199,15 +208,14 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
         "GTO-alpha0: the same with alpha=0",
         "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
         "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
-        f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}",
+        *extra,
     ]
     text = "\n".join([
         "Quality of depth-2 trees on held-out data (issue 10 protocol)",
         "",
-        table(summ, list(the_arms)),
+        table(summ, arm_names),
         "",
         *[line for line in protocol if line],
-        *notes,
         "",
         *verdict(summ),
         *failures(rows),
@@ -215,10 +223,26 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     stem = "quality-quick" if quick else "quality"
     write_csv(os.path.join(out, stem + ".csv"), rows, FIELDS + ["nonzero"])
     write_text_atomic(os.path.join(out, stem + ".json"),
-                      json.dumps({"summary": _no_nan(summ), "seconds": seconds, "quick": quick,
-                                  "gto_params": gto_params or {}}, indent=1, default=float))
+                      json.dumps({"summary": _no_nan(summ), "quick": quick,
+                                  "gto_params": gto_params or {}, **(meta or {})},
+                                 indent=1, default=float))
     write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
     return text
+
+
+def combine(paths, out="results"):
+    """One report from the ``quality.csv`` files of several runs (e.g. one per data
+    set); rows of a data set in two files: the later file wins."""
+    rows = {}
+    for path in paths:
+        for r in read_csv(path):
+            r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
+            rows.setdefault(r["dataset"], {}).setdefault(path, []).append(r)
+    data = [d for d in DATA if d in rows]
+    merged = [r for d in data for r in list(rows[d].values())[-1]]
+    arm_names = list(dict.fromkeys(r["arm"] for r in merged))
+    return report(merged, arm_names, out, data,
+                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"])
 
 
 def _no_nan(value):
@@ -259,11 +283,16 @@ def parser():
     p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override GTOClassifier parameters of both GTO arms, e.g. cv=3")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--combine", nargs="+", metavar="CSV",
+                   help="no run: one report from these quality.csv files (written to --out)")
     return p
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if args.combine:
+        print(combine(args.combine, args.out))
+        return
     params = {}
     for item in args.gto:
         key, sep, value = item.partition("=")

@@ -47,15 +47,18 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         the data.  A number is used as given.
     max_features : int >= 1, None or "auto", default None
         Most nonzero weights per decision (None: no cap; 1: axis-aligned).
-        ``"auto"`` picks it from ``MAX_FEATURES_GRID`` jointly with ``alpha``.
+        ``"auto"`` picks it from ``MAX_FEATURES_GRID`` (with ``alpha="auto"``
+        too: the alphas without a budget, then the budgets with alpha 0).
+        With a budget of 1 the start is the exact axis-aligned tree when
+        affordable (``init="auto"`` of :func:`gto.optimize`).
     cv : int >= 2, CV splitter or iterable of (train, test), default 5
         The internal cross-validation.  An int is a shuffled stratified K-fold
         seeded by ``random_state`` (fewer folds when a class has fewer members;
         with fewer than 2 per class the first grid point is used unscored).
     selection : "1se" or "best", default "1se"
-        How the internal CV picks: the best mean held-out accuracy (ties: the
-        first grid point), or the one-standard-error rule (Breiman et al.,
-        CART §3.4.3): the simplest grid point whose mean is within one standard
+        How the internal CV picks: "best", the best mean held-out accuracy
+        (ties: the first grid point), or "1se", the one-standard-error rule
+        (Breiman et al., CART §3.4.3): the simplest grid point whose mean is within one standard
         error (over the folds) of the best, simplest meaning fewer features per
         decision, then a larger ``alpha``.
     init : "auto", "greedy", "cart", "axis", "random", gto.Tree or fitted DecisionTreeClassifier
@@ -69,7 +72,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         has more training errors than it.
     objective, method, p, max_iter, time_limit, restarts, random_state, verbose
         As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
-        for the final fit only).
+        for the final fit only).  With ``alpha = 0`` a search stops once its
+        objective is 0, a global optimum (with ``restarts > 1`` only when
+        ``n_jobs=1``: the stop is a callback).
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -84,25 +89,27 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         (``feature_importances_`` is then not computed).
 
     Defaults (measured, issue 10 protocol: stratified 5-fold CV, min-max
-    scaling on the training fold, depth 2; test error %; ``/tmp`` tuning run
-    with ``alpha`` fixed, the portfolio start, ``max_features=None``)::
+    scaling on the training fold, depth 2; test error % of the refit that the
+    internal 5-fold CV chose on each training fold; ``python -m
+    experiments.selection``, 3 000 moves, the start portfolio)::
 
-        alpha, max_iter   heart cancer diabetes liver australian wdbc
-        CART depth 2       28.6   5.6    24.6   33.3   15.9      8.3
-        0,    300          26.3   3.1    31.0   35.9   16.2      5.3
-        0,    1000         24.3   4.2    28.3   28.4   14.9      4.6
-        0,    3000         24.6   4.4    25.3   29.6   14.9      5.6
-        0.3,  3000         21.2   3.5    24.9   39.7   16.2      4.7
-        1,    1000         22.9   3.2    25.9   33.0   16.2      3.2
-        1,    3000         20.6   3.5    23.0   42.0   16.2      3.3
-        3,    3000         21.2   3.4    24.0   42.0   16.4      2.8
-        (alpha 10-100 and max_features 1 or 2 at 1000 moves were worse on
-        every set but diabetes.)
+        candidates, rule            heart liver cancer diabetes wdbc credit-g
+        alpha 0 alone                22.9  30.7   4.8    22.6    7.6   30.0
+        alpha in (0,.3,1,3), best    21.2  30.7   3.5    24.0    4.4   31.6
+        alpha in (0,.3,1,3), 1se     21.2  30.7   3.2    22.8    4.2   31.6
+        (0,.3,1,3,10), 1se           20.6  30.7   3.2    24.0    3.2   34.7
+        (0,.3,1,3) + axis, 1se       21.2  33.6   4.1    23.6    4.2   31.0
+        axis-aligned alone           28.3  34.2   3.8    24.3    7.7   30.5
 
-    No single alpha wins everywhere (liver wants none, wdbc a large one), so
-    ``alpha="auto"`` chooses among (0, 0.3, 1, 3) by 5-fold CV; 3000 moves
-    beat 300 and 1000 held out for ``alpha > 0`` at a cost of about 40 s
-    per fit on 600 points.  ``experiments/quality.py`` measures the result.
+    No single alpha wins everywhere (liver and credit-g want none, wdbc a
+    large one); the one-standard-error rule was never worse than the plain
+    best on these six sets and better on three, so it is the default.  Adding
+    alpha 10 or the axis-aligned budget (``max_features="auto"``) helped some
+    sets and hurt others by more, so neither is in the default grid.  The
+    search's linear algebra works on (n+1)-sized blocks, where BLAS threads
+    cost more than they give (scipy ``null_space`` of a 120 x 169 matrix: 80 ms
+    with OpenBLAS threads, 6 ms with one, on a busy 2-core machine), so a fit
+    runs with one BLAS thread; ``n_jobs`` spreads the internal CV instead.
 
     Attributes
     ----------

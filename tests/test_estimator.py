@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gto
 import problems
+from test_sparse import brute_force_depth2
 
 
 @parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
@@ -136,9 +137,11 @@ def test_cv_picks_the_axis_aligned_budget_on_a_planted_axis_tree():
     assert np.allclose(clf.cv_results_["mean_test_score"], literal, atol=1e-12)
     assert clf.max_features_ == 1 and literal[0] > literal[2]
     assert np.all(np.count_nonzero(clf.tree_.W, axis=1) == 1)
-    # the refit has the planted tree's features: root on x0, children on x1 and x2
+    # the refit has the planted tree's features: root on x0, children on x1 and x2,
+    # and (exact axis-aligned start) the fewest errors of any axis-aligned tree
     used = [int(np.flatnonzero(w)[0]) for w in clf.tree_.W]
     assert used[0] == 0 and sorted(used[1:]) == [1, 2]
+    assert np.sum(clf.predict(X) != y) == brute_force_depth2(X, y)
 
 
 def test_one_standard_error_rule(monkeypatch):
@@ -161,6 +164,19 @@ def test_one_standard_error_rule(monkeypatch):
     plain = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
                               selection="best").fit(X, y)
     assert plain.alpha_ == grid[best]
+
+
+def test_alpha_0_stops_at_a_zero_objective():
+    """Separable data (a margin around x0 + x1 = 1): with alpha = 0 every point
+    can be on its side with margin, the objective reaches 0 and the search stops
+    long before max_iter, with no training errors."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(400, 4))
+    s = X[:, 0] + X[:, 1]
+    X, y = X[np.abs(s - 1) > 0.1], (s[np.abs(s - 1) > 0.1] > 1).astype(int)
+    clf = gto.GTOClassifier(alpha=0.0, max_iter=2000, random_state=0).fit(X, y)
+    assert np.sum(clf.predict(X) != y) == 0
+    assert clf.n_iter_ < 2000
 
 
 def test_a_number_is_used_as_given():

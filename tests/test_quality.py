@@ -39,6 +39,11 @@ def test_quick_run_writes_its_own_files(tmp_path):
     assert "liver: GTO" in text  # the verdict line against the peers
     assert "paper sets: at or below the best peer on" in text and "of 1 run (4 in all)" in text
     assert "GTO s" in header and summary["liver"]["GTO"]["seconds"] > 0
+    # a report combined from the CSV has the same table
+    again = quality.combine([str(tmp_path / "quality-quick.csv")], out=str(tmp_path / "c"))
+    assert ([line for line in again.splitlines() if line.startswith("|")]
+            == [line for line in text.splitlines() if line.startswith("|")])
+    assert (tmp_path / "c" / "quality.md").exists()
 
 
 def test_big_sets_are_subsampled_stratified():
