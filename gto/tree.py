@@ -471,8 +471,9 @@ class Tree:
         """Normalised feature importances on data ``X`` (:func:`gto.inspection.feature_importances`)."""
         return inspection.feature_importances(self, X, sample_weight)
 
-    def prune(self, X):
-        """Smaller tree with the same predictions on ``X``: constant decisions removed."""
+    def prune(self, X=None):
+        """Smaller tree with the same predictions on ``X`` (default: the training data,
+        from the recorded leaf counts): constant decisions removed."""
         return inspection.prune(self, X)
 
     def __str__(self):
