@@ -90,6 +90,16 @@ class Block:
         np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view
         self._set_theta()
 
+    def set_basis(self, tight, ybasic):
+        """Go back to the vertex of block rows ``tight`` (in this order) with ``ybasic``."""
+        self.tight[:] = tight
+        self.in_block[:] = False
+        self.in_block[self.tight] = True
+        self.position[:] = -1
+        self.position[self.tight] = np.arange(self.m)
+        self.refactorise()
+        self.ybasic[:] = ybasic
+
     def track(self, points, out=None):
         """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge)
         up to date, in ``out`` (m, len(points)) if given."""

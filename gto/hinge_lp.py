@@ -161,7 +161,10 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     pivot on (every crossing rate below the pivot tolerance: the descent was
     rounding error), the block is refactorised and the edges re-priced; an
     edge that fails again is flat within rounding and is not tried again at
-    this vertex.  Returns ``(objective, pivots)``.
+    this vertex.  A pivot that raises the objective by more than the
+    tolerance (rates that are rounding error: points a sliver apart) is
+    undone and its edge skipped the same way, so the objective never rises
+    and the walk cannot cycle through rising steps.  Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
     ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
@@ -187,8 +190,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
         free = ~block.in_block
         pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
         descent = slope[j] < -tols[j]
-        if descent:
-            before = hinge_objective(block, cost, ucost)
+        before = hinge_objective(block, cost, ucost)
         leave = _leaving(block, sg, slope[j], tols[j], pivot_tol, cost + ucost, zero_tol, descent)
         small = leave < 0
         if small:  # only rates below the pivot tolerance: try those above their rounding
@@ -204,14 +206,18 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
                 block.refactorise()
             refactorised = True
             continue
+        basis = block.tight.copy(), block.ybasic.copy()
         block.pivot(q, sigma, leave)
         if small:  # a small pivot: a fresh inverse
             block.refactorise()
-        flat[:], refactorised = False, False
         if descent:
             block.ybasic = block.r >= 0
-            # a step across slacks within rounding of 0 gains nothing: stay with Bland
-            degenerate = not hinge_objective(block, cost, ucost) < before - tol
-        else:
-            degenerate = True
+        after = hinge_objective(block, cost, ucost)
+        if after > before + tol:  # the rates were rounding error: back, and skip the edge
+            block.set_basis(*basis)
+            flat[j], refactorised = True, True
+            continue
+        flat[:], refactorised = False, False
+        # a step across slacks within rounding of 0 gains nothing: stay with Bland
+        degenerate = not (descent and after < before - tol)
     raise RuntimeError(f"hinge LP did not converge in {max_pivots} pivots")
