@@ -679,3 +679,20 @@ def test_hypothesis_corrupted_model_files(tmp_path_factory, text):
     if tree.leaf_counts is not None:
         P = tree.predict_proba(X)
         assert np.allclose(P.sum(axis=1), 1) and np.all(P >= 0)
+
+
+def test_one_non_numeric_check_serves_tree_and_optimize():
+    """Strings in a column the tree does not use: Tree.predict reads the numbers it needs
+    (labels by hand: x0 <= 0.5 goes left to class 0).  gto._validation.non_numeric is the
+    one check, also the one that sends such data down optimize's categorical path."""
+    import pandas as pd
+
+    from gto._validation import non_numeric
+
+    tree = gto.Tree.from_structure((0, 1), 3, W=[[1.0, 0, 0]], gamma=[0.5])
+    objects = np.array([[0.0, "a", 1], [1.0, "b", 2], [0.2, "a", 3]], dtype=object)
+    frame = pd.DataFrame({"a": [0.0, 1.0, 0.2], "b": [True, False, True], "c": ["x", "y", "x"]})
+    for X in (objects, frame):
+        assert non_numeric(X)
+        assert tree.predict(X).tolist() == [0, 1, 0]
+    assert not non_numeric(np.array([[0.0, 1.0]], dtype=object)) and not non_numeric([[1, 2]])
