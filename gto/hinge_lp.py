@@ -145,26 +145,44 @@ def _well_conditioned(block, q, leave):
     return bool(np.linalg.cond(M) <= MAX_COND)
 
 
+def _entering(block, negative, reduced, degenerate):
+    """The entering edge among ``negative``: the most negative reduced cost, or Bland's
+    lowest variable (y_t < u_t, by triple t) after a degenerate pivot."""
+    if degenerate:
+        variable = 2 * block.tight[negative % block.m] + (negative < block.m)
+        return int(negative[np.argmin(variable)])
+    return int(negative[np.argmin(reduced[negative])])
+
+
+def _pivot_row(block, q, sg, slope, tol, charge, zero_tol, descent, rownorm):
+    """``(leave, small)``: the leaving row along ``sg`` (see :func:`_leaving`) among rates
+    above the pivot tolerance; failing that (``small``) among rates above their rounding
+    bound, if the new block stays within ``MAX_COND``; -1 if none."""
+    free = ~block.in_block
+    pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
+    leave = _leaving(block, sg, slope, tol, pivot_tol, charge, zero_tol, descent)
+    if leave >= 0:
+        return leave, False
+    noise = ROUNDING_RTOL * rownorm * np.abs(block.Binv[:, q]).sum()
+    leave = _leaving(block, sg, slope, tol, noise, charge, zero_tol, descent)
+    if leave >= 0 and not _well_conditioned(block, q, leave):
+        leave = -1
+    return leave, True
+
+
 def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place.
 
-    Primal simplex: the entering edge has the most negative reduced cost
-    (Bland's lowest variable while pivots do not lower the objective, so it
-    cannot cycle).  If the objective really falls along it, a long step goes
-    to the breakpoint where its slope turns non-negative; otherwise the pivot
-    is degenerate (step 0, the basic y or u of a zero slack leaves).  A long
-    step that gains less than the tolerance (slacks a rounding error away
-    from 0) counts as degenerate.
-
-    An edge counts as descending only beyond ``SLOPE_TOL`` plus its slope's
-    rounding bound (:func:`slope_noise`).  If an edge still finds no row to
-    pivot on (every crossing rate below the pivot tolerance: the descent was
-    rounding error), the block is refactorised and the edges re-priced; an
-    edge that fails again is flat within rounding and is not tried again at
-    this vertex.  A pivot that raises the objective by more than the
-    tolerance (rates that are rounding error: points a sliver apart) is
-    undone and its edge skipped the same way, so the objective never rises
-    and the walk cannot cycle through rising steps.  Returns ``(objective, pivots)``.
+    The entering edge has the most negative reduced cost (Bland's rule
+    after a degenerate pivot, :func:`_entering`).  If the objective really
+    falls along it, a long step goes to the breakpoint where its slope turns
+    non-negative; otherwise the pivot is degenerate (step 0, the basic y or u
+    of a zero slack leaves).  A long step that gains less than the tolerance
+    counts as degenerate.  Rounding (DESIGN §3): an edge descends only beyond
+    ``SLOPE_TOL`` plus its rounding bound (:func:`slope_noise`); an edge with
+    no pivot row, or whose pivot raises the objective, is undone and skipped
+    at this vertex (after one refactorisation), so the objective never rises.
+    Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
     ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
@@ -180,42 +198,26 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
         negative = np.flatnonzero((reduced < -tols) & ~flat)
         if negative.size == 0:
             return hinge_objective(block, cost, ucost), pivots
-        if degenerate:  # Bland: the lowest entering variable (y_t < u_t, by triple t)
-            variable = 2 * block.tight[negative % m] + (negative < m)
-            j = int(negative[np.argmin(variable)])
-        else:
-            j = int(negative[np.argmin(reduced[negative])])
+        j = _entering(block, negative, reduced, degenerate)
         q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
-        sg = sigma * G[:, q]
-        free = ~block.in_block
-        pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
         descent = slope[j] < -tols[j]
         before = hinge_objective(block, cost, ucost)
-        leave = _leaving(block, sg, slope[j], tols[j], pivot_tol, cost + ucost, zero_tol, descent)
-        small = leave < 0
-        if small:  # only rates below the pivot tolerance: try those above their rounding
-            noise = ROUNDING_RTOL * rownorm * np.abs(block.Binv[:, q]).sum()
-            leave = _leaving(block, sg, slope[j], tols[j], noise, cost + ucost, zero_tol,
-                             descent)
-            if leave >= 0 and not _well_conditioned(block, q, leave):
-                leave = -1
-        if leave < 0:  # no pivot row: rounding error; refactorise once, then skip the edge
-            if refactorised:
-                flat[j] = True
-            else:
-                block.refactorise()
-            refactorised = True
-            continue
+        leave, small = _pivot_row(block, q, sigma * G[:, q], slope[j], tols[j], cost + ucost,
+                                  zero_tol, descent, rownorm)
         basis = block.tight.copy(), block.ybasic.copy()
-        block.pivot(q, sigma, leave)
-        if small:  # a small pivot: a fresh inverse
-            block.refactorise()
-        if descent:
-            block.ybasic = block.r >= 0
+        if leave >= 0:
+            block.pivot(q, sigma, leave)
+            if small:  # a small pivot: a fresh inverse
+                block.refactorise()
+            if descent:
+                block.ybasic = block.r >= 0
         after = hinge_objective(block, cost, ucost)
-        if after > before + tol:  # the rates were rounding error: back, and skip the edge
-            block.set_basis(*basis)
-            flat[j], refactorised = True, True
+        if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
+            if leave >= 0:
+                block.set_basis(*basis)  # undo (a fresh inverse)
+            elif not refactorised:
+                block.refactorise()
+            flat[j], refactorised = refactorised or leave >= 0, True
             continue
         flat[:], refactorised = False, False
         # a step across slacks within rounding of 0 gains nothing: stay with Bland
