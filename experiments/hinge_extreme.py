@@ -25,6 +25,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 import gto
+from experiments.common import markdown_table
 from gto.block import SingularBlockError
 from gto.crossover import purify
 from gto.hinge_lp import solve_hinge_lp
@@ -107,11 +108,11 @@ def main(argv=None):
                 row["examples"].append((seed, ours, ref))
         report[name] = row
     print(json.dumps(report, indent=1))
-    print("\n| family | cases | errors | same as HiGHS | better | worse | worst gap |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name, r in report.items():
-        print(f"| {name} | {r['cases']} | {r['errors']} | {r['same']} | {r['better']} | "
-              f"{r['worse']} | {r['worst_rel_gap']:.2g} |")
+    keys = ("cases", "errors", "same", "better", "worse")
+    rows = [[name, *(r[k] for k in keys), f"{r['worst_rel_gap']:.2g}"]
+            for name, r in report.items()]
+    print("\n" + markdown_table(["family", "cases", "errors", "same as HiGHS", "better", "worse",
+                                 "worst gap"], rows))
     return report
 
 

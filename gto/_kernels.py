@@ -291,6 +291,13 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
             minimum_terms(d, EL, ER, LE, point_leaves, sides, terms[d])
 
 
+@njit(cache=True, inline="always")
+def _class_leaf(point_leaves, sides, i, a, d):
+    """Point i's a-th class leaf k and its side of decision d (-1, 0, +1); k < 0: no more."""
+    k = point_leaves[i, a]
+    return k, (sides[k, d] if k >= 0 else 0)
+
+
 @njit(cache=True)
 def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
     """Rows LOW, A0, B0 of ``P`` (decision d's block of :func:`leaf_terms`): per
@@ -302,10 +309,9 @@ def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
         a0 = np.inf
         b0 = np.inf
         for a in range(point_leaves.shape[1]):
-            k = point_leaves[i, a]
+            k, s = _class_leaf(point_leaves, sides, i, a, d)
             if k < 0:
                 break
-            s = sides[k, d]
             if s < 0:
                 a0 = min(a0, LE[i, k] - EL[i, d])
             elif s > 0:
@@ -336,10 +342,9 @@ def product_terms(d, EL, ER, LE, point_leaves, sides, weight, P):
         nr = 0
         c = weight[i]
         for a in range(point_leaves.shape[1]):
-            k = point_leaves[i, a]
+            k, s = _class_leaf(point_leaves, sides, i, a, d)
             if k < 0:
                 break
-            s = sides[k, d]
             if s < 0:
                 base = LE[i, k] - EL[i, d]
                 nl += 1
