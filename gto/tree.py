@@ -21,7 +21,7 @@ import numpy as np
 
 from . import inspection
 from ._atomic import write_text_atomic
-from ._validation import check_X, check_labels, check_sample_weight
+from ._validation import check_X, check_labels, check_sample_weight, non_numeric
 
 #: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
 FIGURE2 = ((0, 1), (0, 1))
@@ -291,7 +291,7 @@ class Tree:
 
         A subset decision's value is -1 (feature in the set: left) or +1.
         """
-        if self.has_subsets or _holds_objects(X):
+        if self.has_subsets or non_numeric(X):
             return subset_decision_values(self, X)
         X = check_X(X, self.n_features)
         return X @ self.W.T - self.gamma
@@ -471,8 +471,9 @@ class Tree:
         """Normalised feature importances on data ``X`` (:func:`gto.inspection.feature_importances`)."""
         return inspection.feature_importances(self, X, sample_weight)
 
-    def prune(self, X):
-        """Smaller tree with the same predictions on ``X``: constant decisions removed."""
+    def prune(self, X=None):
+        """Smaller tree with the same predictions on ``X`` (default: the training data,
+        from the recorded leaf counts): constant decisions removed."""
         return inspection.prune(self, X)
 
     def __str__(self):
@@ -608,13 +609,6 @@ def subset_decision_values(tree, X):
                 inside = np.isin(col, [v for v in values if not isinstance(v, str)])
             out[:, d] = np.where(inside, -1.0, 1.0)
     return out
-
-
-def _holds_objects(X):
-    """True for object arrays and DataFrames with non-numeric columns (strings allowed)."""
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):
-        return any(dt.kind not in "biuf" for dt in X.dtypes)
-    return isinstance(X, np.ndarray) and X.dtype.kind == "O"
 
 
 def _hashable(v):
