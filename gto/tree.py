@@ -74,6 +74,15 @@ def _parse_structure(spec):
     return children, leaves
 
 
+
+def _finite_array(name, array, shape):
+    """``array`` if it has ``shape`` and only finite entries, else a ValueError naming ``name``."""
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return array
+
 class Tree:
     """An oblique decision tree of fixed structure.
 
@@ -180,13 +189,8 @@ class Tree:
 
     @W.setter
     def W(self, value):
-        W = np.array(value, dtype=float)
-        D = len(self._children)
-        if W.shape != (D, self.n_features):
-            raise ValueError(f"W must have shape {(D, self.n_features)}, got {W.shape}")
-        if not np.all(np.isfinite(W)):
-            raise ValueError("W contains NaN or inf")
-        self._W = W
+        self._W = _finite_array("W", np.array(value, dtype=float),
+                                (len(self._children), self.n_features))
 
     @property
     def gamma(self):
@@ -197,12 +201,7 @@ class Tree:
         gamma = np.array(value, dtype=float).reshape(-1) if np.ndim(value) else np.array(
             [value], dtype=float
         )
-        D = len(self._children)
-        if gamma.shape != (D,):
-            raise ValueError(f"gamma must have shape {(D,)}, got {gamma.shape}")
-        if not np.all(np.isfinite(gamma)):
-            raise ValueError("gamma contains NaN or inf")
-        self._gamma = gamma
+        self._gamma = _finite_array("gamma", gamma, (len(self._children),))
 
     @property
     def subsets(self):
