@@ -17,7 +17,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .optimize import _non_numeric, optimize, stop_if_interrupted
+from ._validation import non_numeric
+from .optimize import optimize, stop_if_interrupted
 from .starts import is_complete
 from .tree import as_tree
 from .tree import Tree
@@ -305,7 +306,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
         self._categorical = {}
-        if self.categorical_features is not None or self.one_group or _non_numeric(X):
+        if self.categorical_features is not None or self.one_group or non_numeric(X):
             from sklearn.utils.validation import _check_feature_names
 
             from .categorical import as_table
