@@ -73,9 +73,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         has more training errors than it.
     objective, method, p, max_iter, time_limit, restarts, random_state, verbose
         As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
-        for the final fit only).  With ``alpha = 0`` a search stops once its
-        objective is 0, a global optimum (with ``restarts > 1`` only when
-        ``n_jobs=1``: the stop is a callback).
+        for the final fit only).  (Stopping a search once its objective is 0,
+        a global optimum with ``alpha = 0``, saves most of the time on
+        separable data but was worse held out: spectf 16.6 % against 14.3 %,
+        wdbc 7.0 % against 7.6 %, so the search runs its ``max_iter`` moves.)
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -251,15 +252,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts."""
         best = None
-        # alpha = 0: an objective of 0 is the global optimum, stop there (callbacks
-        # need one process for the restarts)
-        stop = _at_zero if params["alpha"] == 0 and (self.restarts == 1 or n_jobs == 1) else None
         for init in self._starts(tree, params):
             res = optimize(
                 tree, X, y, objective=self.objective, method=self.method, p=self.p,
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                callback=stop, verbose=verbose, **params, **self._categorical,
+                verbose=verbose, **params, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -398,12 +396,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return self.tree_.decision_path(X)
-
-
-def _at_zero(iteration, walker, value, tol=1e-9):
-    """Search callback: stop once the best objective is 0 (every point on its side
-    with margin: nothing left to improve when ``alpha = 0``)."""
-    return value <= tol
 
 
 def _complexity(params, n_features):
