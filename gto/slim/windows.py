@@ -40,6 +40,7 @@ ENCODINGS = ("auto", "depth", "pb")
 REDUCTIONS = ("own", "all")  # feat(T'), then every test on the window's samples (§5)
 STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the per-call SAT time
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
+LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
 MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
 MAX_SUPPORT_CELLS = 50_000_000
 
@@ -208,6 +209,7 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
         ctx["limit"] = lambda d, frac=frac: max(2, int(round(frac * limit(d))))
         cmax = max(ctx["limit"](d) for d in range(1, max_depth_local + 1))
         tcall = frac * local_time_limit
+        ctx["conflicts"] = int(frac * LOCAL_CONFLICTS)
         done, windows_at_round = set(), state["n_windows"]
         dead = {}  # id -> node: local roots that gave nothing since the tree below them changed
         while True:
@@ -323,7 +325,7 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
                 timed_out, failed = True, False
                 break
             local, _, optimal = minimum_depth_tree(B, c, w_use, below, ctx["encoding"],
-                                                   time_limit=left)
+                                                   time_limit=left, conflicts=ctx["conflicts"])
             state["n_sat"] += 1
             if local is None and not optimal:
                 timed_out, failed = True, False
