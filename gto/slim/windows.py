@@ -4,10 +4,13 @@
 path (from the highest ancestor reached by few samples, then upwards, then
 the ancestors below it) grow a
 window, build its weighted local instance (``local.py``), reduce features
-(first the window's own tests, then a heuristic support set) and find a local
-tree of smaller weighted depth by SAT (``encodings.py``); splice it in with
-copies of the hanging subtrees at the special leaves (Theorem 1-2).  Every
-training sample keeps the class the input tree predicts for it.
+(first the window's own tests, then every test on its samples, or a support
+set when those are too many) and find a local tree of smaller weighted depth
+by SAT (``encodings.py``); splice it in with copies of the hanging subtrees at
+the special leaves (Theorem 1-2).  Every training sample keeps the class the
+input tree predicts for it.  The loop runs in stages of growing sample limits
+and per-call SAT effort (``STAGES``), so a short budget goes to many cheap
+windows first and a long one reaches the paper's larger windows.
 
 ``method="gto"``: the same loop over windows, but the local problem keeps the
 window's shape and makes its decisions oblique with :func:`gto.optimize`,
@@ -102,16 +105,18 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     X, y : training data.  ``"sat"`` keeps every sample's *predicted* class
         (y only sets the input checks); ``"gto"`` minimises errors against y.
     method : "sat" (minimum weighted depth windows) or "gto" (oblique windows).
-    max_depth_local : deepest window; default 12 for "sat" (the paper's d_60),
+    max_depth_local : deepest window; default 15 for "sat" (the paper's d_300),
         3 for "gto".
     max_samples_local : samples of the reduced local instance allowed per
         window depth: int, dict depth -> limit, callable, or None for
-        :func:`sample_limits` ("sat"); for "gto" an int caps the samples reaching
-        a window (None: no cap).
+        :func:`sample_limits` (the paper's c_300); "sat" runs in stages that
+        allow ``STAGES`` (1/4 ... 4) times these limits, small windows first.
+        For "gto" an int caps the samples reaching a window (None: no cap).
     time_limit : seconds for the whole run (None: until no window improves).
     random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
-    local_time_limit : seconds per SAT call chain / per ``gto.optimize`` call
-        (default 20 for "sat", 10 for "gto").
+    local_time_limit : seconds per window's SAT calls at stage multiple 1
+        (default 20; each call also stops after ``LOCAL_CONFLICTS`` times the
+        multiple solver conflicts) / per ``gto.optimize`` call (default 10).
     encoding : "auto" (DT_depth up to depth 10 on unweighted windows, DT_pb
         otherwise), "depth" or "pb" (DT_pb also takes weighted windows).
     max_iter : tabu moves per window for "gto".
@@ -122,8 +127,10 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     scipy.optimize.OptimizeResult with ``tree`` (gto.Tree), ``depth_before``,
     ``depth_after``, ``size_before``, ``size_after`` (nodes), ``n_errors_before``,
     ``n_errors_after`` (training errors against y), ``n_windows`` (windows
-    replaced), ``n_tried`` (windows solved), ``status`` ("converged",
-    "time_limit" or "interrupted"), ``message``, ``time``.
+    replaced), ``n_tried`` (windows solved), ``n_sat`` (SAT searches),
+    ``n_timeouts`` (windows given up on a time or conflict limit), ``stage``
+    (last stage reached), ``status`` ("converged": the last stage improved
+    nothing, "time_limit" or "interrupted"), ``message``, ``time``.
     """
     t0 = time.monotonic()
     _check(method, max_depth_local, time_limit, local_time_limit, encoding)
