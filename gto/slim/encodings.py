@@ -33,6 +33,8 @@ from pysat.solvers import Solver
 
 SOLVER = "glucose4"  # the paper's Glucose 4.1; supports interrupts for time limits
 SWITCH_DEPTH = 10  # paper §6: DT_depth up to depth 10, DT_pb above
+MAX_LITERALS = 20_000_000  # larger encodings are not built (tree_of_depth returns None)
+LITERALS_PER_SECOND = 2_000_000  # nor those that would take longer than the time limit to build
 SHALLOW_TESTS = 16  # depth <= 2 over more tests than this: enumeration (shallow_tree)
 
 
@@ -208,6 +210,14 @@ def decode_pb(model, s, levels, B, cls):
     return build(np.arange(len(cls)), 0)
 
 
+def encoding_size(shape, depth, encoding):
+    """Rough literal count of the CNF: DT_depth n 2^D (k + D + 2), DT_pb 9 (n^2 / 2) k D."""
+    n, k = shape
+    if encoding == "depth":
+        return n * 2**depth * (k + depth + 2)
+    return 9 * (n * (n - 1) // 2) * k * depth
+
+
 # -- depth <= 2 by enumeration -------------------------------------------------
 def shallow_tree(B, cls, depth):
     """A tree of (unweighted) depth <= ``depth`` <= 2 by enumerating root and child tests,
@@ -285,6 +295,9 @@ def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None, conflicts=N
         local = shallow_tree(B, cls, depth)
         if local is False:
             return False
+    elif encoding_size(B.shape, depth, encoding) > min(
+            MAX_LITERALS, np.inf if time_limit is None else LITERALS_PER_SECOND * time_limit):
+        return None  # too large to build within the time: unknown, like a time-out
     elif encoding == "depth":
         if not unweighted:
             raise ValueError("DT_depth is unweighted: the weights must be 0")

@@ -219,10 +219,10 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
         ctx["conflicts"] = int(frac * LOCAL_CONFLICTS)
         done, windows_at_round = set(), state["n_windows"]
         dead = {}  # id -> node: local roots that gave nothing since the tree below them changed
+        rows_of, heights = rows_by_node(root, X), heights_by_node(root)
         while True:
             if deadline is not None and time.monotonic() >= deadline:
                 return "time_limit"
-            rows_of, heights = rows_by_node(root, X), heights_by_node(root)
             cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
             if not cand:  # a round is over: another one if it improved something
                 if state["n_windows"] == windows_at_round:
@@ -254,6 +254,7 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
                     state["n_windows"] += 1
                     after = predict(root, X)
                     assert np.all(after == pred0), "a training sample changed its predicted class"
+                    rows_of, heights = rows_by_node(root, X), heights_by_node(root)
                     break
             if new is None:
                 done.update(path + [v])
