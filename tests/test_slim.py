@@ -113,6 +113,23 @@ def test_conflict_budget_gives_up_without_a_verdict():
     assert (local, optimal) == (None, False)
 
 
+def test_oversized_encoding_is_unknown_not_unsat(monkeypatch):
+    """An encoding that would take longer than the time limit to build is not built: the
+    answer is 'unknown' (None), and the size estimate is within 2x of the real CNF."""
+    rng = np.random.default_rng(1)
+    B, cls = rng.random((30, 8)) < 0.5, rng.integers(0, 2, 30)
+    zero = np.zeros(2, dtype=int)
+    for enc, depth in (("depth", 4), ("pb", 4)):
+        clauses = (enc_mod.encode_depth(B, cls, depth) if enc == "depth"
+                   else enc_mod.encode_pb(B, cls, zero, depth))[0]
+        real = sum(map(len, clauses))
+        assert real / 2 <= enc_mod.encoding_size(B.shape, depth, enc) <= 2 * real
+        assert tree_of_depth(B, cls, zero, depth, enc, time_limit=60) is not None
+        monkeypatch.setattr(enc_mod, "LITERALS_PER_SECOND", 1)
+        assert tree_of_depth(B, cls, zero, depth, enc, time_limit=60) is None
+        monkeypatch.undo()
+
+
 # -- DT-SLIM on planted trees ---------------------------------------------------------------
 def caterpillar_xor(n_noise=3):
     """All 2^(2+n_noise) binary points labelled x0 XOR x1 and a correct tree that first
