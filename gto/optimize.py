@@ -23,7 +23,7 @@ from scipy.optimize import OptimizeResult
 from ._interrupt import StopRequest, stop_on_sigint
 from ._validation import check_fit_data
 from .objectives import OBJECTIVES, check_objective
-from .portfolio import HISTORY_DTYPE, split_options, start_kinds  # noqa: F401
+from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from .portfolio import run_restart as _run_one
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
@@ -104,7 +104,7 @@ def _check_sparsity(alpha, max_features, n_features):
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin, incumbent=None, stop=None):
+                options, origin, incumbent=None, stop=None, others=()):
     """One restart (:func:`gto.portfolio.run_restart`) under a stop flag; a plain dict
     (picklable for joblib workers), None if stopped before it began.
 
@@ -113,12 +113,12 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     """
     if stop is None:
         return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                        callback, options, origin, incumbent)
+                        callback, options, origin, incumbent, others)
     if stop.is_set():
         return None
     with stop_on_sigint(stop):
         run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                       _polling(callback, stop), options, origin, incumbent)
+                       _polling(callback, stop), options, origin, incumbent, others)
     if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
         stop.set()
     if stop.is_set():
@@ -217,7 +217,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries, each with its
+    winning restart; one row per move and one per round's start; mode
+    "polish" rows walk the lexicographic objective, their value is that one), ``restarts`` (per-restart summaries, each with its
     ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
@@ -275,6 +276,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             "cart" if max_features is not None and complete else "greedy")
     kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)), complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
+    others = round_starts(kinds, schedule["paper"], bool(np.any(tree.W != 0)), complete)
     seeds = _seed_sequence(random_state).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
@@ -282,7 +284,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     sequential = n_jobs == 1 or restarts == 1
     bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
                    quiet=not verbose, force=True)
-    track = (bar, verbose, sequential, restarts, stop)
+    track = (bar, verbose, sequential, restarts, stop, others)
     args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
     runs = []
     with bar, verbose_logging(verbose):
@@ -362,7 +364,7 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
     then pairs; a kick starts from the best tree of the rounds before, so the result
     does not depend on ``n_jobs``.  Appends to ``runs`` (kept on Ctrl-C); ``track``:
     the progress bar, verbosity, whether restarts run one by one, and their number."""
-    bar, verbose, sequential, restarts, stop = track
+    bar, verbose, sequential, restarts, stop, others = track
     first_kick = kinds.index("kick") if "kick" in kinds else len(kinds)
     bounds = [0] + list(range(first_kick, len(kinds), 2)) + [len(kinds)]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -374,7 +376,8 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
             lambda r: None)
         jobs = [delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline,
                                      seed, _chain(callback, tick(r)), options, origin,
-                                     incumbent if kind == "kick" else None, stop)
+                                     incumbent if kind == "kick" else None, stop,
+                                     others if r == 0 else ())
                 for r, kind, seed in zip(range(lo, hi), kinds[lo:hi], seeds[lo:hi])]
         if n_jobs == 1 or len(jobs) == 1:
             for job in jobs:
@@ -420,8 +423,8 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
     fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
-                       callback, {**options, "refine": False}, origin, None,
-                       track[-1])  # refitted already
+                       callback, {**options, "refine": False, "kick": False}, origin, None,
+                       track[4])  # refitted already
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
@@ -473,8 +476,8 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         return e if weighted else int(round(e))
 
     summaries = [
-        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
-                           "time_to_best", "history")}
+        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "rounds", "status", "message",
+                           "time", "time_to_best", "history")}
         for r in runs
     ]
     if runs:
