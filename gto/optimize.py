@@ -402,9 +402,11 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
                     objective, method, max_iter, callback, options, origin):
     """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
     one search on the full data from the best subsample tree (its vertex is never
-    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
-    one, the full-data search gets ``max(1000, max_iter // 5)`` moves (EPTS rounds and
-    kicks, without the LP refits, which cost most on the full data)."""
+    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; the
+    full-data search is one EPTS walk on the lexicographic objective (count first;
+    with a penalty or a feature budget, on ``objective``), without LP refits or kicks
+    (each would cost a full-data LP or crossover), of ``max_iter`` moves with a time
+    limit, else ``max(1000, max_iter // 5)``."""
     from sklearn.model_selection import train_test_split
 
     X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
@@ -422,11 +424,19 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
         return runs
     best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
-    fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
-                       callback, {**options, "refine": False, "kick": False}, origin, None,
-                       track[4])  # refitted already
+    # one walk from the subsample's best vertex, counts first (it was refitted already;
+    # every new round would cost a crossover on the full data)
+    dense = problem.alpha == 0 and problem.n_coord == 0
+    walk = "lexicographic" if dense and objective in ("product", "minimum") else objective
+    fine = run_restart(problem, "tree", best, walk, method, fine_iter, deadline, seeds[-1],
+                       callback, {**options, "refine": False, "kick": False,
+                                  "round_iter": max(fine_iter, 1), "polish": 0},
+                       origin, None, track[4])
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
+    if walk != objective:  # the walk's values are lexicographic: score its tree on ours
+        fine["Theta_fun"] = fine["Theta_count"]
+        fine["fun"] = _objective_value(problem, problem.tree_of(fine["Theta_count"]), objective)
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
     fine["nit"] += sum(r["nit"] for r in coarse)
     runs.append(fine)
