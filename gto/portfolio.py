@@ -41,6 +41,9 @@ from .walker import walker_from_theta
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
+#: rounds without a better count after which a restart stops (None: never); a restart
+#: also stops at a tree without errors
+PATIENCE = 40
 #: schedule options of the default tabu configuration, with their defaults; ``refine``:
 #: True (every round), "start" (the start only) or False; ``refine_rounds``: passes of
 #: the alternating LPs per refit; ``kick``: False starts each round from the best
@@ -50,7 +53,7 @@ HISTORY_DTYPE = np.dtype(
 #: long steps at N = 7 680 but not at 768, and inside this search (refits, kicks,
 #: time limit) short steps did better at 7 680 too (issue 11 report)
 SCHEDULE = {"paper": False, "round_iter": None, "polish": None, "refine": True,
-            "refine_rounds": 2, "kick": True, "long_steps": 0}
+            "refine_rounds": 2, "kick": True, "patience": PATIENCE, "long_steps": 0}
 #: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
 #: objective's own moves per round are a third of that (issue 11 measurements)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
@@ -85,7 +88,7 @@ def split_options(method, options):
         options.pop("paper", None)
         return {"paper": True}, options
     schedule = {k: options.pop(k, v) for k, v in SCHEDULE.items()}
-    for name, low in (("round_iter", 1), ("polish", 0), ("refine_rounds", 1)):
+    for name, low in (("round_iter", 1), ("polish", 0), ("refine_rounds", 1), ("patience", 1)):
         _check_int(schedule, name, low)
     ls = schedule["long_steps"]
     if isinstance(ls, bool) or not isinstance(ls, int) or ls < 0:
@@ -197,7 +200,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
     if objective in ("count", "lexicographic"):  # counts already: one walk per round
         round_iter, polish = round_iter + polish, 0
     polish = 0 if single else polish
-    rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
+    rounds, used, best, by_fun, histories, kicked, last_better = 0, 0, None, None, [], [], 0
     queue = list(others) if not single else []
     Theta = Theta0
     while True:
@@ -229,8 +232,12 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             res = res2 if res2.status != 0 else res  # its stop reason is the restart's
             stop = res2.status != 0 or (deadline is not None and time.time() >= deadline)
         if best is None or count[:2] < best[0][:2]:
+            if best is None or count[0] < best[0][0]:
+                last_better = rounds
             best = (count, found_at)
-        if single or stop or used >= max_iter or res.nit == 0:
+        patience = schedule["patience"]
+        if (single or stop or used >= max_iter or res.nit == 0 or best[0][0] <= 0
+                or (patience is not None and not queue and rounds - last_better >= patience)):
             break
         if queue:
             Theta, kicked = queue.pop(0)(), []
