@@ -153,11 +153,13 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         "lexicographic" (count first, then the minimum error).
     method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
     p : 1 or 2, the power on the decision errors.
-    max_iter : tabu moves or Frank-Wolfe iterations per restart.  Above
-        COARSE_POINTS points the default tabu search runs coarse to fine: the
-        restarts on a stratified subsample of COARSE_POINTS points, then one
-        search on the full data from the best of them, with ``max_iter``
-        moves when ``time_limit`` is given, else ``max(1000, max_iter // 5)``.
+    max_iter : tabu moves or Frank-Wolfe iterations per restart (the default
+        tabu search may stop a restart earlier: see :mod:`gto.portfolio`).
+        Above COARSE_POINTS points the default tabu search runs coarse to
+        fine: the restarts on a stratified subsample of COARSE_POINTS points,
+        then one lexicographic walk on the full data from the best of them,
+        of ``max_iter`` moves when ``time_limit`` is given, else
+        ``max(1000, max_iter // 5)``.
     time_limit : seconds of wall time for the whole call (the whole schedule:
         COARSE_SHARE of it on the subsample); the best tree so far is returned
         when it runs out (likewise on Ctrl-C).
@@ -184,7 +186,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
         exactly as published (one EPTS run per restart, DESIGN §4); otherwise
         the iterated local search of :mod:`gto.portfolio` with keys
-        ``round_iter``, ``refine``, ``long_steps``.  Other keys are EPTS
+        ``round_iter``, ``polish``, ``refine``, ``refine_rounds``, ``kick``,
+        ``patience``, ``long_steps``.  Other keys are EPTS
         parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
         arguments of :func:`gto.frank_wolfe.frank_wolfe`).
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all

@@ -3,8 +3,9 @@
 A restart takes a start from the portfolio, moves it to a vertex (the
 crossover, Theorem 4.1) and searches.  Starts, in order: the ``init`` start
 (the given tree or the greedy LP tree), the greedy LP tree, CART of the same
-shape (:func:`gto.starts.cart_tree`, complete structures), the given tree, then kicks of the best tree found so far alternating
-with random trees (:func:`start_kinds`).
+shape (:func:`gto.starts.cart_tree`, complete structures), the given tree,
+then kicks of the best tree found so far alternating with random trees
+(:func:`start_kinds`).
 
 Two tabu configurations (``options`` of ``gto.optimize``):
 
@@ -12,13 +13,21 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``max_iter`` moves from the start; restarts are the init start, the greedy
   tree when the first is the given tree, then random trees.
 * the default: iterated local search.  The start is refined by alternating
-  robust LPs (:func:`gto.starts.refine_theta`; not with ``alpha`` or
-  ``max_features``, whose sparse starts it would undo; with those, EPTS runs
-  once per restart, as in the paper), then EPTS runs in rounds of
-  ``round_iter`` moves; after each round the restart's best tree is kicked
-  (one decision redrawn), refined and searched again, until ``max_iter``
-  moves or the time limit are used.  ``long_steps=k`` makes EPTS sweep the k
-  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
+  robust LPs (:func:`gto.starts.refine_theta`, ``refine_rounds`` passes; not
+  with ``alpha`` or ``max_features``, whose sparse starts it would undo; with
+  those, EPTS runs once per restart, as in the paper).  Each round then runs
+  ``round_iter`` EPTS moves on the objective and ``polish`` moves on the
+  lexicographic objective (count first) from the round's fewest-errors vertex
+  (the objective's minimum is not the count's; the answer is the fewest-errors
+  tree).  The first restart's later rounds start from the other starts of the
+  portfolio (:func:`round_starts`: a given tree is one start of several), then
+  from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
+  from the best tree itself), each refined again.  A restart ends after
+  ``max_iter`` moves, at the time limit, at a tree without errors or after
+  ``patience`` rounds without fewer errors.  Round lengths scale with the
+  number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
+  ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
+  edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
 
 Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 :func:`gto.frank_wolfe.frank_wolfe`.
