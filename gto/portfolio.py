@@ -23,8 +23,8 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   portfolio (:func:`round_starts`: a given tree is one start of several), then
   from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
   from the best tree itself), each refined again.  A restart ends after
-  ``max_iter`` moves, at the time limit, at a tree without errors or after
-  ``patience`` rounds without fewer errors.  Round lengths scale with the
+  ``max_iter`` moves, at the time limit, at a tree without errors or (without a
+  time limit) after ``patience`` rounds without fewer errors.  Round lengths scale with the
   number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
   ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
   edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
@@ -50,8 +50,8 @@ from .walker import walker_from_theta
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
-#: rounds without a better count after which a restart stops (None: never); a restart
-#: also stops at a tree without errors
+#: rounds without a better count after which a restart stops (None: never; not with a
+#: time limit, which then sets the budget); a restart also stops at a tree without errors
 PATIENCE = 40
 #: schedule options of the default tabu configuration, with their defaults; ``refine``:
 #: True (every round), "start" (the start only) or False; ``refine_rounds``: passes of
@@ -244,7 +244,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             if best is None or count[0] < best[0][0]:
                 last_better = rounds
             best = (count, found_at)
-        patience = schedule["patience"]
+        patience = schedule["patience"] if deadline is None else None  # time-driven
         if (single or stop or used >= max_iter or res.nit == 0 or best[0][0] <= 0
                 or (patience is not None and not queue and rounds - last_better >= patience)):
             break

@@ -160,3 +160,20 @@ def test_small_planted_cases_mostly_reach_the_mip_optimum():
     cases = [_mip_case(60, seed) for seed in range(10)]
     assert all(found >= optimum for found, optimum in cases)
     assert sum(found == optimum for found, optimum in cases) >= 9
+
+
+def test_a_restart_stops_at_zero_errors_or_without_progress():
+    """No time limit: a restart ends at a tree without errors (separable data) or
+    after ``patience`` rounds without fewer errors; with a time limit it runs to it."""
+    X, y, _ = _planted(300, 3, 0)
+    start = gto.Tree.from_structure(FIG2, 3)
+    res = gto.optimize(start, X, y, init="greedy", max_iter=100_000, random_state=0)
+    assert res.tree.n_errors(X, y) == 0 and res.nit <= 1000
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(len(y)) < 0.1, 1 - y, y)
+    opts = {"patience": 2}
+    res = gto.optimize(start, X, y, init="greedy", max_iter=100_000, random_state=0, options=opts)
+    assert res.status == 0 and res.nit < 20_000
+    res = gto.optimize(start, X, y, init="greedy", max_iter=10**6, random_state=0, options=opts,
+                       time_limit=1.0)
+    assert res.status == 1  # the time limit, not patience, ended it
