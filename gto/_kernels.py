@@ -273,72 +273,96 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
     ``terms[d]`` stacks, over the points: the coefficients (lowest first) of
     PL(el) = prod (base_k + el) over the class leaves left of d (rows 0..L),
     of PR(er) likewise right of d (rows L+1..2L+1), then C, LOW, A0, B0.
-    Product (eq. 19): ``C * PL(el) * PR(er)``, C the weight times the product
-    over the class leaves not below d; ``degrees[0, d]``, ``degrees[1, d]``
-    get the degrees of PL and PR.  Minimum (eq. 17): ``min(LOW, A0 + el,
-    B0 + er)``.  ``base_k`` is leaf k's error less d's old decision error on
-    its side.  Only the rows the objective uses are written, and only for
-    decisions with ``stale[d]``, whose flags are cleared.
+    Product (eq. 19, :func:`product_terms`): ``C * PL(el) * PR(er)``;
+    ``degrees[0, d]``, ``degrees[1, d]`` get the degrees of PL and PR.
+    Minimum (eq. 17, :func:`minimum_terms`): ``min(LOW, A0 + el, B0 + er)``.
+    Only the rows the objective uses are written, and only for decisions
+    with ``stale[d]``, whose flags are cleared.
     """
-    D, rows, N = terms.shape
-    L1 = (rows - 4) // 2
-    c_row = 2 * L1
-    for d in range(D):
+    for d in range(terms.shape[0]):
         if not stale[d]:
             continue
         stale[d] = False
-        P = terms[d]
-        if not product:
-            for i in range(N):
-                low = np.inf
-                a0 = np.inf
-                b0 = np.inf
-                for a in range(point_leaves.shape[1]):
-                    k = point_leaves[i, a]
-                    if k < 0:
-                        break
-                    s = sides[k, d]
-                    if s < 0:
-                        a0 = min(a0, LE[i, k] - EL[i, d])
-                    elif s > 0:
-                        b0 = min(b0, LE[i, k] - ER[i, d])
-                    else:
-                        low = min(low, LE[i, k])
-                P[c_row + 1, i] = low
-                P[c_row + 2, i] = a0
-                P[c_row + 3, i] = b0
-            continue
-        P[:c_row, :] = 0.0
-        degrees[0, d] = 0
-        degrees[1, d] = 0
-        for i in range(N):
-            P[0, i] = 1.0
-            P[L1, i] = 1.0
-            nl = 0
-            nr = 0
-            c = weight[i]
-            for a in range(point_leaves.shape[1]):
-                k = point_leaves[i, a]
-                if k < 0:
-                    break
-                s = sides[k, d]
-                if s < 0:
-                    base = LE[i, k] - EL[i, d]
-                    nl += 1
-                    for g in range(nl, 0, -1):  # multiply PL by (base + el)
-                        P[g, i] = P[g, i] * base + P[g - 1, i]
-                    P[0, i] *= base
-                elif s > 0:
-                    base = LE[i, k] - ER[i, d]
-                    nr += 1
-                    for g in range(nr, 0, -1):
-                        P[L1 + g, i] = P[L1 + g, i] * base + P[L1 + g - 1, i]
-                    P[L1, i] *= base
-                else:
-                    c *= LE[i, k]
-            P[c_row, i] = c
-            degrees[0, d] = max(degrees[0, d], nl)
-            degrees[1, d] = max(degrees[1, d], nr)
+        if product:
+            nl, nr = product_terms(d, EL, ER, LE, point_leaves, sides, weight, terms[d])
+            degrees[0, d] = nl
+            degrees[1, d] = nr
+        else:
+            minimum_terms(d, EL, ER, LE, point_leaves, sides, terms[d])
+
+
+@njit(cache=True, inline="always")
+def _class_leaf(point_leaves, sides, i, a, d):
+    """Point i's a-th class leaf k and its side of decision d (-1, 0, +1); k < 0: no more."""
+    k = point_leaves[i, a]
+    return k, (sides[k, d] if k >= 0 else 0)
+
+
+@njit(cache=True)
+def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
+    """Rows LOW, A0, B0 of ``P`` (decision d's block of :func:`leaf_terms`): per
+    point the smallest error over its class leaves not below d (LOW), and left
+    (A0) and right (B0) of d less d's old decision error on that side (eq. 17)."""
+    c_row = P.shape[0] - 4
+    for i in range(P.shape[1]):
+        low = np.inf
+        a0 = np.inf
+        b0 = np.inf
+        for a in range(point_leaves.shape[1]):
+            k, s = _class_leaf(point_leaves, sides, i, a, d)
+            if k < 0:
+                break
+            if s < 0:
+                a0 = min(a0, LE[i, k] - EL[i, d])
+            elif s > 0:
+                b0 = min(b0, LE[i, k] - ER[i, d])
+            else:
+                low = min(low, LE[i, k])
+        P[c_row + 1, i] = low
+        P[c_row + 2, i] = a0
+        P[c_row + 3, i] = b0
+
+
+@njit(cache=True)
+def product_terms(d, EL, ER, LE, point_leaves, sides, weight, P):
+    """Rows PL, PR and C of ``P`` (decision d's block of :func:`leaf_terms`), eq. 19:
+    PL(el) = prod (base_k + el) over the point's class leaves left of d, PR
+    likewise right, C the weight times the product over the class leaves not
+    below d; ``base_k`` is leaf k's error less d's old decision error on its
+    side.  Returns the largest degrees of PL and PR over the points."""
+    L1 = (P.shape[0] - 4) // 2
+    c_row = 2 * L1
+    P[:c_row, :] = 0.0
+    deg_l = 0
+    deg_r = 0
+    for i in range(P.shape[1]):
+        P[0, i] = 1.0
+        P[L1, i] = 1.0
+        nl = 0
+        nr = 0
+        c = weight[i]
+        for a in range(point_leaves.shape[1]):
+            k, s = _class_leaf(point_leaves, sides, i, a, d)
+            if k < 0:
+                break
+            if s < 0:
+                base = LE[i, k] - EL[i, d]
+                nl += 1
+                for g in range(nl, 0, -1):  # multiply PL by (base + el)
+                    P[g, i] = P[g, i] * base + P[g - 1, i]
+                P[0, i] *= base
+            elif s > 0:
+                base = LE[i, k] - ER[i, d]
+                nr += 1
+                for g in range(nr, 0, -1):
+                    P[L1 + g, i] = P[L1 + g, i] * base + P[L1 + g - 1, i]
+                P[L1, i] *= base
+            else:
+                c *= LE[i, k]
+        P[c_row, i] = c
+        deg_l = max(deg_l, nl)
+        deg_r = max(deg_r, nr)
+    return deg_l, deg_r
 
 
 @njit(cache=True, inline="always")

@@ -8,6 +8,20 @@ import numpy as np
 SPARSE_DENSIFY_LIMIT = 10_000_000
 
 
+def non_numeric(X):
+    """True for a DataFrame with category, object, bool or string columns and for an
+    array of strings or an object array holding strings (categorical data: subset
+    decisions); sparse matrices and numeric arrays are numeric."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        return any(str(dt) in ("category", "object", "bool", "string", "str") for dt in X.dtypes)
+    if hasattr(X, "tocsr") or not hasattr(X, "__len__"):  # sparse matrices and the like
+        return False
+    a = np.asarray(X)
+    if a.dtype.kind in "SU":
+        return True
+    return a.dtype.kind == "O" and any(isinstance(v, str) for v in a.ravel())
+
+
 def check_X(X, n_features=None, name="X"):
     """2-D finite float array; ``n_features`` columns if given."""
     if hasattr(X, "to_numpy"):

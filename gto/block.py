@@ -42,6 +42,7 @@ ZERO_TOL = 1e-12  # a slack this close to 0 is degenerate: tight, and either y o
 REFACTOR_EVERY = 64  # rank-one updates between refactorisations
 CHECK_EVERY = 16  # rank-one updates between residual checks
 RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation
+MAX_COND = 1e13  # a block more ill-conditioned than this counts as singular
 
 
 class SingularBlockError(ValueError):
@@ -83,11 +84,21 @@ class Block:
             self.Binv = np.linalg.inv(M)
         except np.linalg.LinAlgError:
             raise SingularBlockError("tight triples are not affinely independent") from None
-        if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > 1e13:
+        if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > MAX_COND:
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
         self.G = np.ascontiguousarray((self.rows @ self.Binv).T)
         np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view
         self._set_theta()
+
+    def set_basis(self, tight, ybasic):
+        """Go back to the vertex of block rows ``tight`` (in this order) with ``ybasic``."""
+        self.tight[:] = tight
+        self.in_block[:] = False
+        self.in_block[self.tight] = True
+        self.position[:] = -1
+        self.position[self.tight] = np.arange(self.m)
+        self.refactorise()
+        self.ybasic[:] = ybasic
 
     def track(self, points, out=None):
         """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge)

@@ -311,11 +311,8 @@ def _int_at_least(text, low):
 
 def jobs(text):
     """argparse type: workers, a count >= 1 or -1 for all cores."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {text!r}") from None
-    if value == 0 or value < -1:
+    value = _int_at_least(text, -1)
+    if value == 0:
         raise argparse.ArgumentTypeError(f"{value} workers: use 1, a count, or -1 for all cores")
     return value
 

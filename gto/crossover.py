@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from .block import PIVOT_TOL, ZERO_TOL, Block
+from .block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
 
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
@@ -47,6 +47,10 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     With coordinate rows (``rhs`` 0 on rows ``coord .. coord + n_coord - 1``,
     DESIGN §3b) every zero weight of ``theta`` starts tight and so stays 0;
     a weight that reaches 0 on the way becomes tight too.
+
+    A row that would leave the tight rows more ill-conditioned than
+    ``MAX_COND`` depends on them: its rate along the null space is rounding
+    error (points a sliver apart, another far out), so it is passed over.
     """
     m = rows.shape[1]
     n_real = len(rows)
@@ -56,6 +60,7 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     cost = np.append(cost, np.zeros(n_real - len(cost)))  # coordinate rows cost nothing
     tight = [coord + j for j in range(n_coord) if theta[j] == 0.0]
     rng = np.random.default_rng(rng)
+    dependent = np.zeros(len(rows), dtype=bool)
     while len(tight) < m:
         Q = scipy.linalg.null_space(rows[tight]) if tight else np.eye(m)
         v = Q @ (Q.T @ -theta)  # shrink towards the origin first: scaling down to the margin
@@ -69,6 +74,7 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
             ok = np.abs(rate) > PIVOT_TOL * max(1.0, np.abs(rate).max())
             ok &= np.where(zero, rate < 0, r * rate > 0)
             ok[tight] = False
+            ok[: len(dependent)] &= ~dependent
             idx = np.flatnonzero(ok)
             if idx.size == 0:
                 continue
@@ -85,7 +91,11 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
             rhs = np.append(rhs, 1.0)
             cost = np.append(cost, 0.0)
             best = (None, theta, len(rows) - 1)
-        _, theta, new = best
+        _, new_theta, new = best
+        if new < n_real and np.linalg.cond(rows[tight + [new]]) > MAX_COND:
+            dependent[new] = True
+            continue
+        theta = new_theta
         tight.append(new)
     return Block(rows, np.array(tight), n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
 

@@ -16,9 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
+from .block import MAX_COND, PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
 
 SLOPE_TOL = 1e-10
+#: relative rounding error of a computed rate ``a_t @ M^-1 e_q``: it is about
+#: ``eps * |a_t| * |M^-1 e_q|`` whatever its true size (a row that is an exact
+#: multiple of a block row has rate exactly 0 in exact arithmetic).  A slope is
+#: trusted to be negative only beyond ``ROUNDING_RTOL * |M^-1 e_q|_1 * sum c |a_t|``
+#: (about 1e4 eps: a margin over m and over rank-one update drift).
+ROUNDING_RTOL = 1e-12
 #: after the perturbation is removed, a slack this close to 0 is degenerate.
 #: Far below the perturbation, far above rounding: theta carries an error of
 #: about cond(M) * eps, and a row pushed a rounding error past 0 must not flip
@@ -95,55 +101,125 @@ def solve_hinge_lp(block, cost, max_pivots=100_000, ucost=None):
     return value, first + second
 
 
+def slope_noise(block, cost, ucost, rownorm):
+    """Rounding-error bound of each of the 2m edges' slopes (see ``ROUNDING_RTOL``).
+
+    With a badly conditioned block (points that nearly coincide, another far
+    out: ``|M^-1|`` of 1e7) the computed rates carry errors far above
+    ``SLOPE_TOL``, and an edge that is flat in exact arithmetic looks like a
+    descent edge whose ray never turns up.
+    """
+    free = ~block.in_block
+    charged = float(((cost + ucost) * free) @ rownorm)
+    column = np.abs(block.Binv).sum(axis=0)  # |M^-1 e_q|_1
+    return np.tile(ROUNDING_RTOL * column * charged, 2)
+
+
+def _leaving(block, sg, slope, tol, threshold, charge, zero_tol, descent):
+    """The row leaving the block along the ray with rates ``-sg`` (see :func:`_simplex`),
+    among rows whose ``|sg|`` exceeds ``threshold`` (scalar or per row); -1 if none.
+
+    Descent: the breakpoint where the slope, climbing by ``charge |sg|`` at each
+    crossing, turns non-negative.  Otherwise the first zero slack whose basic y
+    or u would turn negative (a degenerate pivot, step 0).
+    """
+    free = ~block.in_block
+    r = block.r
+    if descent:
+        cross = (np.abs(sg) > threshold) & (r * sg > 0) & (np.abs(r) > zero_tol)
+        idx = np.flatnonzero(cross & free)
+        order = np.argsort(r[idx] / sg[idx], kind="stable")
+        climb = slope + np.cumsum(charge[idx[order]] * np.abs(sg[idx[order]]))
+        turns = climb >= -tol
+        return int(idx[order[int(np.argmax(turns))]]) if turns.any() else -1
+    zero = free & (np.abs(r) <= zero_tol)
+    falls = np.where(block.ybasic, sg > threshold, sg < -threshold)
+    blocking = np.flatnonzero(zero & falls)
+    return int(blocking[0]) if blocking.size else -1
+
+
+def _well_conditioned(block, q, leave):
+    """True if the block with row ``leave`` in position q is invertible within ``MAX_COND``."""
+    M = block.rows[block.tight].copy()
+    M[q] = block.rows[leave]
+    return bool(np.linalg.cond(M) <= MAX_COND)
+
+
+def _entering(block, negative, reduced, degenerate):
+    """The entering edge among ``negative``: the most negative reduced cost, or Bland's
+    lowest variable (y_t < u_t, by triple t) after a degenerate pivot."""
+    if degenerate:
+        variable = 2 * block.tight[negative % block.m] + (negative < block.m)
+        return int(negative[np.argmin(variable)])
+    return int(negative[np.argmin(reduced[negative])])
+
+
+def _pivot_row(block, q, sg, slope, tol, charge, zero_tol, descent, rownorm):
+    """``(leave, small)``: the leaving row along ``sg`` (see :func:`_leaving`) among rates
+    above the pivot tolerance; failing that (``small``) among rates above their rounding
+    bound, if the new block stays within ``MAX_COND``; -1 if none."""
+    free = ~block.in_block
+    pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
+    leave = _leaving(block, sg, slope, tol, pivot_tol, charge, zero_tol, descent)
+    if leave >= 0:
+        return leave, False
+    noise = ROUNDING_RTOL * rownorm * np.abs(block.Binv[:, q]).sum()
+    leave = _leaving(block, sg, slope, tol, noise, charge, zero_tol, descent)
+    if leave >= 0 and not _well_conditioned(block, q, leave):
+        leave = -1
+    return leave, True
+
+
 def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place.
 
-    Primal simplex: the entering edge has the most negative reduced cost
-    (Bland's lowest variable while pivots do not lower the objective, so it
-    cannot cycle).  If the objective really falls along it, a long step goes
-    to the breakpoint where its slope turns non-negative; otherwise the pivot
-    is degenerate (step 0, the basic y or u of a zero slack leaves).  A long
-    step that gains less than the tolerance (slacks a rounding error away
-    from 0) counts as degenerate.  Returns ``(objective, pivots)``.
+    The entering edge has the most negative reduced cost (Bland's rule
+    after a degenerate pivot, :func:`_entering`).  If the objective really
+    falls along it, a long step goes to the breakpoint where its slope turns
+    non-negative; otherwise the pivot is degenerate (step 0, the basic y or u
+    of a zero slack leaves).  A long step that gains less than the tolerance
+    counts as degenerate.  Rounding (DESIGN §3): an edge descends only beyond
+    ``SLOPE_TOL`` plus its rounding bound (:func:`slope_noise`); an edge with
+    no pivot row, or whose pivot raises the objective, is undone and skipped
+    at this vertex (after one refactorisation), so the objective never rises.
+    Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
     ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
+    if np.any(cost < 0) or np.any(ucost < 0) or not np.all(np.isfinite(cost + ucost)):
+        raise ValueError("hinge LP costs must be finite and non-negative")
     m = block.m
     tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
-    degenerate = False
+    rownorm = np.abs(block.rows).max(axis=1)
+    degenerate, flat, refactorised = False, np.zeros(2 * m, dtype=bool), False
     for pivots in range(max_pivots):
         reduced, slope, G = edge_slopes(block, cost, zero_tol, ucost)
-        negative = np.flatnonzero(reduced < -tol)
+        tols = tol + slope_noise(block, cost, ucost, rownorm)
+        negative = np.flatnonzero((reduced < -tols) & ~flat)
         if negative.size == 0:
             return hinge_objective(block, cost, ucost), pivots
-        if degenerate:  # Bland: the lowest entering variable (y_t < u_t, by triple t)
-            variable = 2 * block.tight[negative % m] + (negative < m)
-            j = int(negative[np.argmin(variable)])
-        else:
-            j = int(negative[np.argmin(reduced[negative])])
+        j = _entering(block, negative, reduced, degenerate)
         q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
-        sg = sigma * G[:, q]
-        free = ~block.in_block
-        pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
-        if slope[j] < -tol:  # long step along a real descent edge
-            before = hinge_objective(block, cost, ucost)
-            r = block.r
-            cross = (np.abs(sg) > pivot_tol) & (r * sg > 0) & (np.abs(r) > zero_tol)
-            idx = np.flatnonzero(cross & free)
-            steps = r[idx] / sg[idx]
-            order = np.argsort(steps, kind="stable")
-            climb = slope[j] + np.cumsum((cost + ucost)[idx[order]] * np.abs(sg[idx[order]]))
-            stop = int(np.argmax(climb >= -tol)) if np.any(climb >= -tol) else len(order)
-            if stop == len(order):
-                raise RuntimeError("hinge LP ray does not turn up: costs must be non-negative")
-            block.pivot(q, sigma, int(idx[order[stop]]))
-            block.ybasic = block.r >= 0
-            # a step across slacks within rounding of 0 gains nothing: stay with Bland
-            degenerate = not hinge_objective(block, cost, ucost) < before - tol
-        else:  # degenerate: a basic y or u at 0 would turn negative, it leaves at step 0
-            zero = free & (np.abs(block.r) <= zero_tol)
-            falls = np.where(block.ybasic, sg > pivot_tol, sg < -pivot_tol)
-            blocking = np.flatnonzero(zero & falls)
-            block.pivot(q, sigma, int(blocking[0]))
-            degenerate = True
+        descent = slope[j] < -tols[j]
+        before = hinge_objective(block, cost, ucost)
+        leave, small = _pivot_row(block, q, sigma * G[:, q], slope[j], tols[j], cost + ucost,
+                                  zero_tol, descent, rownorm)
+        basis = block.tight.copy(), block.ybasic.copy()
+        if leave >= 0:
+            block.pivot(q, sigma, leave)
+            if small:  # a small pivot: a fresh inverse
+                block.refactorise()
+            if descent:
+                block.ybasic = block.r >= 0
+        after = hinge_objective(block, cost, ucost)
+        if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
+            if leave >= 0:
+                block.set_basis(*basis)  # undo (a fresh inverse)
+            elif not refactorised:
+                block.refactorise()
+            flat[j], refactorised = refactorised or leave >= 0, True
+            continue
+        flat[:], refactorised = False, False
+        # a step across slacks within rounding of 0 gains nothing: stay with Bland
+        degenerate = not (descent and after < before - tol)
     raise RuntimeError(f"hinge LP did not converge in {max_pivots} pivots")

@@ -147,6 +147,27 @@ def node_samples(tree, X, sample_weight=None):
     return np.column_stack([w @ (side < 0), w @ (side > 0)])
 
 
+def recorded_counts(tree):
+    """(D, 2) training weight each decision sent left and right, from the per-leaf
+    class counts the model keeps (``leaf_counts``, :meth:`gto.Tree.record_training`);
+    None for a bare tree.  The same as :func:`node_samples` on the training data."""
+    counts = getattr(tree, "leaf_counts", None)
+    if counts is None:
+        return None
+    totals = np.asarray(counts, dtype=float).sum(axis=1)  # (K,) training weight per leaf
+    return np.column_stack([totals @ (tree.sides < 0), totals @ (tree.sides > 0)])
+
+
+def training_counts(model, X=None, sample_weight=None):
+    """(D, 2) weight sent left and right by each decision: on ``X`` if given, else
+    the training data's (a GTOClassifier's ``n_node_samples_``, else the model's
+    recorded leaf counts); None if none of them is at hand."""
+    if X is not None:
+        return node_samples(tree_of(model), X, sample_weight)
+    counts = getattr(model, "n_node_samples_", None)
+    return counts if counts is not None else recorded_counts(tree_of(model))
+
+
 def constant_decisions(counts):
     """Decisions that send every point reaching them one way: (index, "left"/"right", weight)."""
     out = []
@@ -156,6 +177,17 @@ def constant_decisions(counts):
         elif right > 0 and left == 0:
             out.append((d, "right", right))
     return out
+
+
+def constant_flags(model, X=None, sample_weight=None):
+    """``{d: "constant: all N training points go right"}`` for the decisions that send
+    every training point one way (:func:`training_counts`); the one wording of the
+    text, DOT and picture."""
+    counts = training_counts(model, X, sample_weight)
+    if counts is None:
+        return {}
+    return {d: f"constant: all {n:g} training points go {side}"
+            for d, side, n in constant_decisions(counts)}
 
 
 def feature_importances(tree, X, sample_weight=None):
@@ -182,15 +214,19 @@ def feature_importances(tree, X, sample_weight=None):
     return importance / total if total > 0 else importance
 
 
-def prune(tree, X):
-    """The smaller tree with the same predictions on ``X``.
+def prune(tree, X=None):
+    """The smaller tree with the same predictions on ``X`` (default: the training data,
+    through the recorded leaf counts, :func:`training_counts`).
 
     A decision that sends every point of ``X`` reaching it one way is
     replaced by that child; a decision whose two children are leaves of one
     class is replaced by the leaf.  The root stays a decision (a tree has at
     least one).
     """
-    counts = node_samples(tree, X)
+    counts = training_counts(tree, X)
+    if counts is None:
+        raise ValueError("X: give the data to prune on (this tree has no recorded training "
+                         "counts)")
     W, gamma = [], []
 
     def build(child):
@@ -241,17 +277,14 @@ def export_text(model, feature_names=None, precision=3, X=None, sample_weight=No
 
     Feature names default to ``feature_names_in_`` (or the tree's own names).
     A decision that sends every training point the same way is flagged; the
-    training points are ``X`` if given, else those a ``GTOClassifier`` was
-    fitted on.
+    training points are ``X`` if given, else those the model was fitted on
+    (:func:`training_counts`: a ``GTOClassifier``'s, or the leaf counts a
+    model file keeps).
     """
     tree = tree_of(model)
     names = feature_names_of(model, feature_names)
-    counts = None
-    if X is not None:
-        counts = node_samples(tree, X, sample_weight)
-    elif getattr(model, "n_node_samples_", None) is not None:
-        counts = model.n_node_samples_
-    flags = {} if counts is None else {d: (side, n) for d, side, n in constant_decisions(counts)}
+    flags = constant_flags(model, X, sample_weight)
+    hint = "tree.prune(X)" if X is not None else "tree.prune()"
     lines = []
 
     def walk(child, indent):
@@ -261,10 +294,7 @@ def export_text(model, feature_names=None, precision=3, X=None, sample_weight=No
             lines.append(f"{pad}class {tree.leaf_classes[i].item()!r}  [leaf {i}]")
             return
         left, right = tree.children[i]
-        flag = ""
-        if i in flags:
-            side, n = flags[i]
-            flag = f"; constant: all {n:g} training points go {side} (prune with tree.prune(X))"
+        flag = f"; {flags[i]} (prune with {hint})" if i in flags else ""
         lines.append(f"{pad}if {format_decision(tree, i, names, precision)}:  [decision {i}{flag}]")
         walk(left, indent + 1)
         lines.append(f"{pad}else:")
@@ -304,8 +334,7 @@ def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
 
     tree = tree_of(model)
     names = feature_names_of(model, feature_names)
-    counts = getattr(model, "n_node_samples_", None)
-    flagged = {} if counts is None else {d: side for d, side, _ in constant_decisions(counts)}
+    flagged = constant_flags(model)
     x, span = _layout(tree)
     depth, K = get_depth(tree), tree.n_leaves
     tests = {d: format_decision(tree, d, names, precision) for d in range(tree.n_decisions)}
@@ -317,7 +346,7 @@ def plot_tree(model, ax=None, feature_names=None, precision=3, fontsize=9):
         chars = int(0.9 * width * span["d", d] / K * 72 / (0.62 * fontsize))
         lines = textwrap.wrap(test, max(chars, 12), break_on_hyphens=False)
         if d in flagged:
-            lines.append(f"(every training point goes {flagged[d]})")
+            lines.append(f"({flagged[d]})")
         texts["d", d] = "\n".join(lines)
     tallest = max(t.count("\n") + 1 for t in texts.values())
     box_inches = tallest * fontsize * 1.35 / 72 + 0.15

@@ -22,6 +22,7 @@ from scipy.optimize import OptimizeResult
 
 from ._interrupt import StopRequest, stop_on_sigint
 from ._validation import check_fit_data
+from ._validation import non_numeric as _non_numeric  # also used by the estimator
 from .objectives import OBJECTIVES, check_objective
 from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from .portfolio import run_restart as _run_one
@@ -466,18 +467,6 @@ def _report(runs, restarts, verbose, bar, count):
                len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
                r["time"]["total"], r["message"])
     bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
-
-
-def _non_numeric(X):
-    """True for a DataFrame with category/object columns or an array holding strings."""
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):
-        return any(str(dt) in ("category", "object", "bool", "string", "str") for dt in X.dtypes)
-    if hasattr(X, "tocsr") or not hasattr(X, "__len__"):  # sparse matrices and the like
-        return False
-    a = np.asarray(X)
-    if a.dtype.kind in "SU":
-        return True
-    return a.dtype.kind == "O" and any(isinstance(v, str) for v in a.ravel())
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):

@@ -58,15 +58,12 @@ class Objective:
         return float(self.finish((np.array([total]), np.array([count])))[0])
 
 
-class TreeProblem:
-    """Validated, merged and scaled data for one tree structure."""
+class PreparedData:
+    """Validated data, duplicates merged (DESIGN §3), zero weights dropped, points
+    grouped by class and scaled (:class:`gto.scaling.Scaler`): ``X1 = [x', -1]``."""
 
-    def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
-                 max_features=None):
+    def __init__(self, tree, X, y, sample_weight=None, coordinate_rows=False):
         X, y, w = check_fit_data(tree, X, y, sample_weight)
-        self.structure = tree.structure
-        self.template = tree
-        self.n_features = tree.n_features
         self.X_orig, self.y_orig, self.w_orig = X, y, w
         Xm, ym, wm, _ = merge_duplicates(X, y, w)
         keep = wm > 0
@@ -80,47 +77,81 @@ class TreeProblem:
         self.X1 = np.column_stack([Xs, -np.ones(self.N)])
         self.y = ym
         self.weight = wm
-        self.p = p
+
+
+class Layout:
+    """The structure against the points' classes: leaf sides of each decision,
+    the class leaves of each point (``mask``, ``point_leaves``, ``leaf_slices``)
+    and the children of each decision (paper §2, DESIGN §1)."""
+
+    def __init__(self, tree, y):
+        self.structure = tree.structure
+        self.template = tree
+        self.n_features = tree.n_features
         self.sides = tree.sides
         self.D, self.K = tree.n_decisions, tree.n_leaves
         self.SL = (self.sides == -1).astype(float)  # (K, D)
         self.SR = (self.sides == +1).astype(float)
-        self.mask = class_leaf_mask(tree, ym)
+        self.mask = class_leaf_mask(tree, y)
         self.leaf_slices = []
         for k in range(self.K):
             idx = np.flatnonzero(self.mask[:, k])
             self.leaf_slices.append(slice(idx[0], idx[-1] + 1) if idx.size else slice(0, 0))
         n_class_leaves = self.mask.sum(axis=1)
-        self.point_leaves = np.full((self.N, int(n_class_leaves.max())), -1, dtype=np.int64)
+        self.point_leaves = np.full((len(y), int(n_class_leaves.max())), -1, dtype=np.int64)
         for i, leaves in enumerate(self.mask):
             self.point_leaves[i, : n_class_leaves[i]] = np.flatnonzero(leaves)
         kinds = {"d": 0, "l": 1}
         self.child_kind = np.array([[kinds[c[0]] for c in pair] for pair in tree.children])
         self.child_index = np.array([[c[1] for c in pair] for pair in tree.children])
-        self.triples = build_triples(tree, ym)
-        t = self.triples
+
+
+class TripleRows:
+    """Per decision, the rows of its block (DESIGN §3, :mod:`gto.block`): triple rows
+    ``s [x', -1]`` with right-hand side 1, then (sparse vertices, DESIGN §3b) its
+    coordinate rows ``e_j @ theta_d = 0`` (j < n) with right-hand side 0."""
+
+    def __init__(self, tree, data, coordinate_rows=False, alpha=0.0, max_features=None):
+        self.triples = t = build_triples(tree, data.y)
         self.T = len(t)
-        self.n_theta = self.D * self.m
+        self.n_theta = tree.n_decisions * data.m
         self.start = t.start
         self.triple_decision = t.decision
-        # Sparse vertices (DESIGN §3b): after decision d's triples, its coordinate
-        # rows e_j @ theta_d = 0 (j < n), with their own y (w_j < 0) and u (w_j > 0).
         self.alpha = float(alpha)
         self.max_features = None if max_features is None else int(max_features)
-        self.n_coord = self.n if coordinate_rows else 0
-        self.R = self.T + self.D * self.n_coord  # rows: triples and coordinate rows
-        self.row_start = t.start + self.n_coord * np.arange(self.D + 1)
-        self.row_decision = np.repeat(np.arange(self.D), np.diff(self.row_start))
+        self.n_coord = data.n if coordinate_rows else 0
+        D = tree.n_decisions
+        self.R = self.T + D * self.n_coord  # rows: triples and coordinate rows
+        self.row_start = t.start + self.n_coord * np.arange(D + 1)
+        self.row_decision = np.repeat(np.arange(D), np.diff(self.row_start))
         self.rows, self.rhs, self.row_points, self.row_sides = [], [], [], []
         self.n_point = np.diff(t.start)  # triples per decision (the first rows of its block)
-        for d in range(self.D):
+        for d in range(D):
             sl = slice(t.start[d], t.start[d + 1])
-            coord = np.eye(self.n_coord, self.m)
-            self.rows.append(np.vstack([t.side[sl, None] * self.X1[t.point[sl]], coord]))
+            coord = np.eye(self.n_coord, data.m)
+            self.rows.append(np.vstack([t.side[sl, None] * data.X1[t.point[sl]], coord]))
             self.rhs.append(np.concatenate([np.ones(sl.stop - sl.start), np.zeros(self.n_coord)]))
             self.row_points.append(t.point[sl])
             self.row_sides.append(t.side[sl])
-        self.triple_weight = [self.weight[pts] for pts in self.row_points]
+        self.triple_weight = [data.weight[pts] for pts in self.row_points]
+
+
+class TreeProblem:
+    """Validated, merged and scaled data for one tree structure.
+
+    Composed of :class:`PreparedData` (``data``), :class:`Layout` (``layout``)
+    and :class:`TripleRows` (``triple_rows``); their attributes are also the
+    problem's own (``P.X1``, ``P.mask``, ``P.rows``, ...), read in the hot loops.
+    """
+
+    def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
+                 max_features=None):
+        self.data = PreparedData(tree, X, y, sample_weight, coordinate_rows)
+        self.layout = Layout(tree, self.data.y)
+        self.triple_rows = TripleRows(tree, self.data, coordinate_rows, alpha, max_features)
+        for part in (self.data, self.layout, self.triple_rows):
+            self.__dict__.update(vars(part))
+        self.p = p
 
     def penalty(self, Theta):
         """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (DESIGN §3b)."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import inspection
 from ._atomic import write_text_atomic
-from ._validation import check_X, check_labels, check_sample_weight
+from ._validation import check_X, check_labels, check_sample_weight, non_numeric
 
 #: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
 FIGURE2 = ((0, 1), (0, 1))
@@ -73,6 +73,15 @@ def _parse_structure(spec):
         raise ValueError("structure must have at least one decision: got a single leaf")
     return children, leaves
 
+
+
+def _finite_array(name, array, shape):
+    """``array`` if it has ``shape`` and only finite entries, else a ValueError naming ``name``."""
+    if array.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return array
 
 class Tree:
     """An oblique decision tree of fixed structure.
@@ -180,13 +189,8 @@ class Tree:
 
     @W.setter
     def W(self, value):
-        W = np.array(value, dtype=float)
-        D = len(self._children)
-        if W.shape != (D, self.n_features):
-            raise ValueError(f"W must have shape {(D, self.n_features)}, got {W.shape}")
-        if not np.all(np.isfinite(W)):
-            raise ValueError("W contains NaN or inf")
-        self._W = W
+        self._W = _finite_array("W", np.array(value, dtype=float),
+                                (len(self._children), self.n_features))
 
     @property
     def gamma(self):
@@ -197,12 +201,7 @@ class Tree:
         gamma = np.array(value, dtype=float).reshape(-1) if np.ndim(value) else np.array(
             [value], dtype=float
         )
-        D = len(self._children)
-        if gamma.shape != (D,):
-            raise ValueError(f"gamma must have shape {(D,)}, got {gamma.shape}")
-        if not np.all(np.isfinite(gamma)):
-            raise ValueError("gamma contains NaN or inf")
-        self._gamma = gamma
+        self._gamma = _finite_array("gamma", gamma, (len(self._children),))
 
     @property
     def subsets(self):
@@ -291,7 +290,7 @@ class Tree:
 
         A subset decision's value is -1 (feature in the set: left) or +1.
         """
-        if self.has_subsets or _holds_objects(X):
+        if self.has_subsets or non_numeric(X):
             return subset_decision_values(self, X)
         X = check_X(X, self.n_features)
         return X @ self.W.T - self.gamma
@@ -471,8 +470,9 @@ class Tree:
         """Normalised feature importances on data ``X`` (:func:`gto.inspection.feature_importances`)."""
         return inspection.feature_importances(self, X, sample_weight)
 
-    def prune(self, X):
-        """Smaller tree with the same predictions on ``X``: constant decisions removed."""
+    def prune(self, X=None):
+        """Smaller tree with the same predictions on ``X`` (default: the training data,
+        from the recorded leaf counts): constant decisions removed."""
         return inspection.prune(self, X)
 
     def __str__(self):
@@ -608,13 +608,6 @@ def subset_decision_values(tree, X):
                 inside = np.isin(col, [v for v in values if not isinstance(v, str)])
             out[:, d] = np.where(inside, -1.0, 1.0)
     return out
-
-
-def _holds_objects(X):
-    """True for object arrays and DataFrames with non-numeric columns (strings allowed)."""
-    if hasattr(X, "dtypes") and hasattr(X, "columns"):
-        return any(dt.kind not in "biuf" for dt in X.dtypes)
-    return isinstance(X, np.ndarray) and X.dtype.kind == "O"
 
 
 def _hashable(v):

@@ -15,30 +15,22 @@ from importlib import resources
 
 import numpy as np
 
-DATASETS = {"heart": (297, 13), "cancer": (683, 9), "diabetes": (768, 8), "liver": (345, 6)}
-NUMERIC = {
-    "australian": (690, 14),
-    "clean1": (476, 168),
-    "credit-g": (1000, 20),
-    "magic": (19020, 10),
-    "phoneme": (5404, 5),
-    "spectf": (349, 44),
-    "twonorm": (7400, 20),
-    "wdbc": (569, 30),
-}
+
+def _shapes():
+    """``{group: {name: (rows, features)}}`` from ``data/shapes.csv``, the one list of the
+    bundled data sets (groups "paper", "numeric", "categorical")."""
+    tables = {"paper": {}, "numeric": {}, "categorical": {}}
+    with resources.files(__package__).joinpath("data", "shapes.csv").open("r") as fh:
+        for row in csv.DictReader(fh):
+            tables[row["group"]][row["name"]] = (int(row["rows"]), int(row["features"]))
+    return tables
+
+
+_SHAPES = _shapes()
+DATASETS = _SHAPES["paper"]  # the paper's four
+NUMERIC = _SHAPES["numeric"]
 # every feature a category code 0, 1, 2, ...; ordinal where the original was
-CATEGORICAL = {
-    "balance-scale": (625, 4),
-    "car": (1728, 6),
-    "house-votes-84": (435, 16),
-    "kr-vs-kp": (3196, 36),
-    "monk1": (556, 6),
-    "monk2": (601, 6),
-    "mushroom": (8124, 22),
-    "nursery": (12958, 8),
-    "soybean": (675, 35),
-    "splice": (3188, 60),
-}
+CATEGORICAL = _SHAPES["categorical"]
 ORDINAL = ("balance-scale", "car", "nursery")
 PAPER_TABLES = ("bennett_blue_table1", "gunluk_odt_table8")
 

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -170,3 +171,88 @@ def test_python_dash_m_gto_runs_the_command():
     done = subprocess.run([sys.executable, "-m", "gto", "--version"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == f"gto {gto.__version__}"
+
+
+# -- constant decisions flagged from the model file's leaf counts (issue 13 item 1) ------------
+def literal_counts(tree, X):
+    """(D, 2) points each decision sends left / right, by walking the nested structure
+    (left iff x @ w - gamma <= 0; decisions numbered in preorder), no gto code."""
+    def size(node):
+        return 1 + size(node[0]) + size(node[1]) if isinstance(node, tuple) else 0
+
+    counts = np.zeros((tree.n_decisions, 2))
+    for x in X:
+        node, d = tree.structure, 0
+        while isinstance(node, tuple):
+            left = float(x @ tree.W[d]) - tree.gamma[d] <= 0
+            counts[d, 0 if left else 1] += 1
+            node, d = (node[0], d + 1) if left else (node[1], d + 1 + size(node[0]))
+    return counts
+
+
+FLAG = re.compile(r"\[decision (\d+); constant: all (\S+) training points go (left|right)")
+
+
+def expected_flags(counts):
+    return {(d, f"{max(l, r):g}", "left" if r == 0 else "right")
+            for d, (l, r) in enumerate(counts) if (l == 0) != (r == 0)}
+
+
+def check_flags(capsys, model, X):
+    """`gto show`, `export --format text|dot` flag exactly the one-sided decisions of a walk."""
+    counts = literal_counts(gto.Tree.load(model), X)
+    want = expected_flags(counts)
+    code, shown, _ = run(capsys, "show", model)
+    assert code == 0 and set(FLAG.findall(shown)) == {(str(d), n, s) for d, n, s in want}
+    code, text, _ = run(capsys, "export", model, "--format", "text")
+    assert code == 0 and set(FLAG.findall(text)) == {(str(d), n, s) for d, n, s in want}
+    code, dot, _ = run(capsys, "export", model, "--format", "dot")
+    dashed = re.findall(r"d(\d+) \[shape=box, style=dashed, label=\"[^\"]*\\n\(constant: all "
+                        r"(\S+) training points go (left|right)\)\"\]", dot)
+    assert code == 0 and set(dashed) == {(str(d), n, s) for d, n, s in want}
+    return counts, want
+
+
+@pytest.fixture
+def two_feature_data(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(60, 2))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    path = tmp_path / "d.csv"
+    rows = "".join(f"{float(a)!r},{float(b)!r},{c}\n" for (a, b), c in zip(X, y))
+    path.write_text("a,b,class\n" + rows)
+    return path, X, y
+
+
+def test_show_flags_a_root_that_sends_every_training_point_one_way(tmp_path, two_feature_data,
+                                                                      capsys):
+    _, X, y = two_feature_data
+    # the root sends every point right (a + 10 > 0); decision 1 is never reached
+    tree = gto.Tree.from_structure(((0, 1), (0, 1)), 2, W=[[1.0, 0], [0, 1.0], [1.0, 0.3]],
+                                   gamma=[-10.0, 0.0, 0.0])
+    tree.record_training(X, y, feature_names=["a", "b"], target="class")
+    model = tmp_path / "m.json"
+    tree.save(model)
+    counts, want = check_flags(capsys, model, X)
+    assert counts[0].tolist() == [0, 60] and counts[1].tolist() == [0, 0]
+    assert want == {(0, "60", "right")}  # an unreached decision is not "constant"
+    _, shown, _ = run(capsys, "show", model)
+    assert "(prune with tree.prune())" in shown
+    pruned = gto.Tree.load(model).prune()  # from the recorded counts, no data needed
+    assert pruned.n_decisions == 1 and pruned.predict(X).tolist() == tree.predict(X).tolist()
+
+
+def test_show_flags_constant_decisions_of_a_model_written_by_fit(tmp_path, two_feature_data,
+                                                                  capsys):
+    data, X, y = two_feature_data
+    start = gto.Tree.from_structure(((0, 1), (0, 1)), 2, W=[[0, 0], [1.0, 0], [1.0, 0.3]],
+                                    gamma=[-1.0, 0.0, 0.0])  # root: 0 <= -1, all go right
+    start.feature_names, start.target = ["a", "b"], "class"
+    start.save(tmp_path / "start.json")
+    model = tmp_path / "m.json"
+    code, _, err = run(capsys, "fit", data, "--init", tmp_path / "start.json", "--max-iter", "1",
+                       "-o", model, "-q")
+    assert code == 0, err
+    counts, want = check_flags(capsys, model, X)
+    assert counts.sum(axis=1)[0] == len(X)
+    assert want, "precondition: the fitted tree keeps a constant decision"

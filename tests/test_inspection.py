@@ -171,3 +171,28 @@ def test_plot_tree_returns_the_figure_and_draws_every_node(tmp_path):
     ax = own.subplots()
     assert gto.plot_tree(tree, ax=ax) is own
     fig.savefig(tmp_path / "tree.png")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_recorded_leaf_counts_give_the_walked_node_counts(seed):
+    """A model's leaf counts stand in for the training data: (D, 2) weight per side from
+    them equals a literal walk's, and the text flags the same decisions as with X."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, int(rng.integers(2, 6)), [0, 1, 2], 3)
+    X = rng.normal(size=(50, 3))
+    X[:, 0] = np.abs(X[:, 0]) + 0.1  # the root often sends everything one way
+    tree.W[0], tree.gamma[0] = [1.0, 0, 0], float(rng.choice([0.0, 0.5, 10.0]))
+    w = rng.uniform(0.5, 2.0, 50)
+    tree.record_training(X, tree.predict(X), sample_weight=w)
+    walked = np.zeros((tree.n_decisions, 2))
+    for x, wi in zip(X, w):  # walk the children table: left iff x @ w - gamma <= 0
+        child = ("d", 0)
+        while child[0] == "d":
+            d = child[1]
+            left = sum(x[j] * tree.W[d, j] for j in range(3)) - tree.gamma[d] <= 0
+            walked[d, 0 if left else 1] += wi
+            child = tree.children[d][0 if left else 1]
+    assert np.allclose(inspection.recorded_counts(tree), walked)
+    with_data = gto.export_text(tree, X=X, sample_weight=w)
+    assert tree.to_text() == with_data.replace("tree.prune(X)", "tree.prune()")
+    assert tree.prune().structure == tree.prune(X).structure
