@@ -195,7 +195,7 @@ def cart_tree(problem, random_state=0):
     model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
     model.fit(X, y, sample_weight=w)
     t = model.tree_
-    W = np.zeros((problem.D, problem.n))
+    W = np.zeros((problem.D, X.shape[1]))  # original columns (the scaled space may have fewer)
     gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
 
     def place(d, c):
