@@ -193,7 +193,8 @@ def cart_tree(problem, random_state=0):
     depth = int(np.count_nonzero(template.sides[0]))
     X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
     model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
-    model.fit(X, y, sample_weight=w)
+    big = float(np.finfo(np.float32).max)  # scikit-learn's trees work in float32
+    model.fit(np.clip(X, -big, big), y, sample_weight=w)
     t = model.tree_
     W = np.zeros((problem.D, X.shape[1]))  # original columns (the scaled space may have fewer)
     gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
