@@ -33,7 +33,7 @@ def folds(name, n_folds, seed=0):
         yield k, X[tr], y[tr], X[te], y[te]
 
 
-def sat_rows(name, budget, n_folds, quiet=True):
+def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
     rows = []
     for k, Xtr, ytr, Xte, yte in folds(name, n_folds):
         clf = DecisionTreeClassifier(random_state=k).fit(Xtr, ytr)
@@ -47,8 +47,11 @@ def sat_rows(name, budget, n_folds, quiet=True):
             acc_before=float(np.mean(clf.predict(Xte) == yte)),
             acc_after=float(np.mean(res.tree.predict(Xte) == yte)),
             train_classes_kept=bool(np.all(res.tree.predict(Xtr) == clf.predict(Xtr))),
-            windows=res.n_windows, status=res.status, seconds=round(res.time, 1),
+            windows=res.n_windows, sat_calls=res.n_sat, timeouts=res.n_timeouts,
+            stage=res.stage, status=res.status, seconds=round(res.time, 1),
             cpu_seconds=round(cpu, 1)))
+        if verbose:
+            print(json.dumps(rows[-1]), flush=True)
     return rows
 
 
@@ -129,6 +132,7 @@ def main(argv=None):
     ap.add_argument("--gto-budget", type=float, default=300.0, help="seconds per set, 'gto'")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--json", action="store_true", help="also print all rows as JSON")
+    ap.add_argument("--verbose", action="store_true", help="print each fold's row as it ends")
     args = ap.parse_args(argv)
     clean = lambda names: [n for n in names if n != "none"]  # noqa: E731
     t0 = time.monotonic()
@@ -136,7 +140,8 @@ def main(argv=None):
     for title, names in (("discrete", clean(args.sets)), ("numeric", clean(args.numeric))):
         if not names:
             continue
-        rows = [r for name in names for r in sat_rows(name, args.budget, args.folds)]
+        rows = [r for name in names
+                for r in sat_rows(name, args.budget, args.folds, verbose=args.verbose)]
         print(f"\n== method='sat' on unpruned scikit-learn trees, {title} sets, "
               f"{args.folds}-fold CV, {args.budget:g} s per set ==")
         out[title] = dict(rows=rows, means=print_sat(rows))

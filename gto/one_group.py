@@ -100,10 +100,11 @@ def one_group_tree(left, structure, encoding, X, y, sample_weight=None, max_swee
                     best = (err, col, rule)
             err, col, rule = best
             if rules[d] is None or err < current - 1e-12:
-                rules[d] = (col, rule)
+                fresh = rules[d] is None  # first replacement of an oblique decision:
+                rules[d] = (col, rule)    # the others must be revisited (sweep again)
                 left[:, d] = _route(col, rule, codes[:, col.index], nums.get(col.index))
                 new = float(w[classes[_leaves(sides, left)] != y].sum())
-                improved |= new < current - 1e-12
+                improved |= fresh or new < current - 1e-12
                 current = new
         if not improved:
             break

@@ -24,7 +24,7 @@ from ._interrupt import StopRequest, stop_on_sigint
 from ._validation import check_fit_data
 from ._validation import non_numeric as _non_numeric  # also used by the estimator
 from .objectives import OBJECTIVES, check_objective
-from .portfolio import HISTORY_DTYPE, split_options, start_kinds  # noqa: F401
+from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from .portfolio import run_restart as _run_one
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
@@ -105,7 +105,7 @@ def _check_sparsity(alpha, max_features, n_features):
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin, incumbent=None, stop=None):
+                options, origin, incumbent=None, stop=None, others=()):
     """One restart (:func:`gto.portfolio.run_restart`) under a stop flag; a plain dict
     (picklable for joblib workers), None if stopped before it began.
 
@@ -114,12 +114,12 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     """
     if stop is None:
         return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                        callback, options, origin, incumbent)
+                        callback, options, origin, incumbent, others)
     if stop.is_set():
         return None
     with stop_on_sigint(stop):
         run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                       _polling(callback, stop), options, origin, incumbent)
+                       _polling(callback, stop), options, origin, incumbent, others)
     if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
         stop.set()
     if stop.is_set():
@@ -154,11 +154,13 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         "lexicographic" (count first, then the minimum error).
     method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
     p : 1 or 2, the power on the decision errors.
-    max_iter : tabu moves or Frank-Wolfe iterations per restart.  Above
-        COARSE_POINTS points the default tabu search runs coarse to fine: the
-        restarts on a stratified subsample of COARSE_POINTS points, then one
-        search on the full data from the best of them, with ``max_iter``
-        moves when ``time_limit`` is given, else ``max(1000, max_iter // 5)``.
+    max_iter : tabu moves or Frank-Wolfe iterations per restart (the default
+        tabu search may stop a restart earlier: see :mod:`gto.portfolio`).
+        Above COARSE_POINTS points the default tabu search runs coarse to
+        fine: the restarts on a stratified subsample of COARSE_POINTS points,
+        then one lexicographic walk on the full data from the best of them,
+        of ``max_iter`` moves when ``time_limit`` is given, else
+        ``max(1000, max_iter // 5)``.
     time_limit : seconds of wall time for the whole call (the whole schedule:
         COARSE_SHARE of it on the subsample); the best tree so far is returned
         when it runs out (likewise on Ctrl-C).
@@ -185,7 +187,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
         exactly as published (one EPTS run per restart, DESIGN §4); otherwise
         the iterated local search of :mod:`gto.portfolio` with keys
-        ``round_iter``, ``refine``, ``long_steps``.  Other keys are EPTS
+        ``round_iter``, ``polish``, ``refine``, ``refine_rounds``, ``kick``,
+        ``patience``, ``long_steps``.  Other keys are EPTS
         parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
         arguments of :func:`gto.frank_wolfe.frank_wolfe`).
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
@@ -218,7 +221,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     by objective), ``n_errors``, ``fun`` (objective of ``tree``), ``tree_min_fun``
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
-    winning restart), ``restarts`` (per-restart summaries, each with its
+    winning restart; one row per move and one per round's start; mode
+    "polish" rows walk the lexicographic objective, their value is that one), ``restarts`` (per-restart summaries, each with its
     ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
@@ -276,6 +280,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             "cart" if max_features is not None and complete else "greedy")
     kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)), complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
+    others = round_starts(kinds, schedule["paper"], bool(np.any(tree.W != 0)), complete)
     seeds = _seed_sequence(random_state).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
@@ -283,7 +288,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     sequential = n_jobs == 1 or restarts == 1
     bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
                    quiet=not verbose, force=True)
-    track = (bar, verbose, sequential, restarts, stop)
+    track = (bar, verbose, sequential, restarts, stop, others)
     args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
     runs = []
     with bar, verbose_logging(verbose):
@@ -363,7 +368,7 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
     then pairs; a kick starts from the best tree of the rounds before, so the result
     does not depend on ``n_jobs``.  Appends to ``runs`` (kept on Ctrl-C); ``track``:
     the progress bar, verbosity, whether restarts run one by one, and their number."""
-    bar, verbose, sequential, restarts, stop = track
+    bar, verbose, sequential, restarts, stop, others = track
     first_kick = kinds.index("kick") if "kick" in kinds else len(kinds)
     bounds = [0] + list(range(first_kick, len(kinds), 2)) + [len(kinds)]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -375,7 +380,8 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
             lambda r: None)
         jobs = [delayed(run_restart)(problem, kind, tree, objective, method, max_iter, deadline,
                                      seed, _chain(callback, tick(r)), options, origin,
-                                     incumbent if kind == "kick" else None, stop)
+                                     incumbent if kind == "kick" else None, stop,
+                                     others if r == 0 else ())
                 for r, kind, seed in zip(range(lo, hi), kinds[lo:hi], seeds[lo:hi])]
         if n_jobs == 1 or len(jobs) == 1:
             for job in jobs:
@@ -400,9 +406,11 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
                     objective, method, max_iter, callback, options, origin):
     """Large data: the restarts on a stratified subsample of COARSE_POINTS points, then
     one search on the full data from the best subsample tree (its vertex is never
-    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; without
-    one, the full-data search gets ``max(1000, max_iter // 5)`` moves (EPTS rounds and
-    kicks, without the LP refits, which cost most on the full data)."""
+    worse, Theorem 4.1).  The subsample gets COARSE_SHARE of the time limit; the
+    full-data search is one EPTS walk on the lexicographic objective (count first;
+    with a penalty or a feature budget, on ``objective``), without LP refits or kicks
+    (each would cost a full-data LP or crossover), of ``max_iter`` moves with a time
+    limit, else ``max(1000, max_iter // 5)``."""
     from sklearn.model_selection import train_test_split
 
     X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
@@ -420,11 +428,19 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
         return runs
     best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
-    fine = run_restart(problem, "tree", best, objective, method, fine_iter, deadline, seeds[-1],
-                       callback, {**options, "refine": False}, origin, None,
-                       track[-1])  # refitted already
+    # one walk from the subsample's best vertex, counts first (it was refitted already;
+    # every new round would cost a crossover on the full data)
+    dense = problem.alpha == 0 and problem.n_coord == 0
+    walk = "lexicographic" if dense and objective in ("product", "minimum") else objective
+    fine = run_restart(problem, "tree", best, walk, method, fine_iter, deadline, seeds[-1],
+                       callback, {**options, "refine": False, "kick": False,
+                                  "round_iter": max(fine_iter, 1), "polish": 0},
+                       origin, None, track[4])
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
+    if walk != objective:  # the walk's values are lexicographic: score its tree on ours
+        fine["Theta_fun"] = fine["Theta_count"]
+        fine["fun"] = _objective_value(problem, problem.tree_of(fine["Theta_count"]), objective)
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
     fine["nit"] += sum(r["nit"] for r in coarse)
     runs.append(fine)
@@ -462,8 +478,8 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
         return e if weighted else int(round(e))
 
     summaries = [
-        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "status", "message", "time",
-                           "time_to_best", "history")}
+        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "rounds", "status", "message",
+                           "time", "time_to_best", "history")}
         for r in runs
     ]
     if runs:

@@ -3,8 +3,9 @@
 A restart takes a start from the portfolio, moves it to a vertex (the
 crossover, Theorem 4.1) and searches.  Starts, in order: the ``init`` start
 (the given tree or the greedy LP tree), the greedy LP tree, CART of the same
-shape (:func:`gto.starts.cart_tree`, complete structures), the given tree, then kicks of the best tree found so far alternating
-with random trees (:func:`start_kinds`).
+shape (:func:`gto.starts.cart_tree`, complete structures), the given tree,
+then kicks of the best tree found so far alternating with random trees
+(:func:`start_kinds`).
 
 Two tabu configurations (``options`` of ``gto.optimize``):
 
@@ -12,13 +13,21 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``max_iter`` moves from the start; restarts are the init start, the greedy
   tree when the first is the given tree, then random trees.
 * the default: iterated local search.  The start is refined by alternating
-  robust LPs (:func:`gto.starts.refine_theta`; not with ``alpha`` or
-  ``max_features``, whose sparse starts it would undo; with those, EPTS runs
-  once per restart, as in the paper), then EPTS runs in rounds of
-  ``round_iter`` moves; after each round the restart's best tree is kicked
-  (one decision redrawn), refined and searched again, until ``max_iter``
-  moves or the time limit are used.  ``long_steps=k`` makes EPTS sweep the k
-  best edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
+  robust LPs (:func:`gto.starts.refine_theta`, ``refine_rounds`` passes; not
+  with ``alpha`` or ``max_features``, whose sparse starts it would undo; with
+  those, EPTS runs once per restart, as in the paper).  Each round then runs
+  ``round_iter`` EPTS moves on the objective and ``polish`` moves on the
+  lexicographic objective (count first) from the round's fewest-errors vertex
+  (the objective's minimum is not the count's; the answer is the fewest-errors
+  tree).  The first restart's later rounds start from the other starts of the
+  portfolio (:func:`round_starts`: a given tree is one start of several), then
+  from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
+  from the best tree itself), each refined again.  A restart ends after
+  ``max_iter`` moves, at the time limit, at a tree without errors or (without a
+  time limit) after ``patience`` rounds without fewer errors.  Round lengths scale with the
+  number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
+  ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
+  edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
 
 Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 :func:`gto.frank_wolfe.frank_wolfe`.
@@ -41,13 +50,44 @@ from .walker import walker_from_theta
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]
 )
+#: rounds without a better count after which a restart stops (None: never; not with a
+#: time limit, which then sets the budget); a restart also stops at a tree without errors
+PATIENCE = 40
 #: schedule options of the default tabu configuration, with their defaults; ``refine``:
-#: True (every round), "start" (the start only) or False
+#: True (every round), "start" (the start only) or False; ``refine_rounds``: passes of
+#: the alternating LPs per refit; ``kick``: False starts each round from the best
+#: vertex so far instead of a kick of it; ``round_iter`` and ``polish`` None: scaled with the
+#: number of points N (:func:`round_lengths`).
 #: ``long_steps`` is off by default: plain EPTS reaches better trees per second with
 #: long steps at N = 7 680 but not at 768, and inside this search (refits, kicks,
 #: time limit) short steps did better at 7 680 too (issue 11 report)
-SCHEDULE = {"paper": False, "round_iter": 500, "refine": True, "long_steps": 0}
+SCHEDULE = {"paper": False, "round_iter": None, "polish": None, "refine": True,
+            "refine_rounds": 2, "kick": True, "patience": PATIENCE, "long_steps": 0}
+#: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
+#: objective's own moves per round are a third of that (issue 11 measurements)
+POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
 KINDS = ("tree", "greedy", "cart", "random", "kick")
+
+
+def round_lengths(schedule, n_points):
+    """``(round_iter, polish)``: moves per round on the search's objective and on
+    the lexicographic one (count first) from the round's fewest-errors vertex.
+    Defaults: ``polish = clip(0.4 N, 50, 300)`` and ``round_iter = polish // 3``
+    (N = 60: 17 and 50; N >= 750: 100 and 300)."""
+    polish = schedule["polish"]
+    if polish is None:
+        polish = int(np.clip(round(POLISH_PER_POINT * n_points), *POLISH_RANGE))
+    round_iter = schedule["round_iter"]
+    if round_iter is None:
+        round_iter = max(1, polish // 3)
+    return round_iter, polish
+
+
+def _check_int(options, name, low):
+    value = options[name]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                              or value < low):
+        raise ValueError(f"options[{name!r}] must be None or an int >= {low}, got {value!r}")
 
 
 def split_options(method, options):
@@ -57,11 +97,16 @@ def split_options(method, options):
         options.pop("paper", None)
         return {"paper": True}, options
     schedule = {k: options.pop(k, v) for k, v in SCHEDULE.items()}
-    if not isinstance(schedule["round_iter"], int) or schedule["round_iter"] < 1:
-        raise ValueError(f"options['round_iter'] must be an int >= 1, got {schedule['round_iter']!r}")
+    for name, low in (("round_iter", 1), ("polish", 0), ("refine_rounds", 1), ("patience", 1)):
+        _check_int(schedule, name, low)
     ls = schedule["long_steps"]
     if isinstance(ls, bool) or not isinstance(ls, int) or ls < 0:
         raise ValueError(f"options['long_steps'] must be an int >= 0, got {ls!r}")
+    if not isinstance(schedule["kick"], bool):
+        raise ValueError(f"options['kick'] must be True or False, got {schedule['kick']!r}")
+    if schedule["refine"] not in (True, False, "start"):
+        raise ValueError(f"options['refine'] must be True, False or 'start', "
+                         f"got {schedule['refine']!r}")
     return schedule, options
 
 
@@ -80,6 +125,16 @@ def start_kinds(first, restarts, paper, has_tree, complete=True, cart_second=Fal
     while len(kinds) < restarts:
         kinds.append("kick" if len(kinds) % 2 else "random")
     return kinds[:restarts]
+
+
+def round_starts(kinds, paper, has_tree, complete=True):
+    """Starts of the first restart's later rounds in the default tabu search: the
+    portfolio's greedy LP tree, CART of the same shape and the given tree, those
+    not already among the restarts' ``kinds`` (none in the paper's configuration)."""
+    if paper:
+        return []
+    portfolio = ["greedy"] + (["cart"] if complete else []) + (["tree"] if has_tree else [])
+    return [k for k in portfolio if k not in kinds]
 
 
 def start_theta(problem, kind, tree, rng, incumbent=None):
@@ -114,48 +169,96 @@ def _walker(problem, Theta, objective, rng, long_steps):
     return LongStepWalker.from_walker(walker, sweep=long_steps) if long_steps else walker
 
 
-def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offset):
-    """One EPTS run; ``(result, history, best_count, found_at)``."""
+def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offset,
+                polish=False, done=0):
+    """One EPTS run; ``(result, history, best_count, found_at)``; a ``polish`` run's
+    history rows have mode "polish".  The callback sees iterations counted from
+    the restart's start (``done`` moves before this run)."""
+    if callback is not None and done:
+        user = callback
+
+        def callback(iteration, walker, value):
+            return user(done + iteration, walker, value)
+
     res = tabu.search(walker, max_iter=max_iter, random_state=rng, time_limit=_remaining(deadline),
                       callback=callback, **search_options)
     h = res.history
     counts = np.asarray(walker.counts[: len(h)], dtype=float)
-    history = _history(h["value"], counts, np.array(EPTS_MODES)[h["mode"]], offset)
+    modes = np.full(len(h), "polish") if polish else np.array(EPTS_MODES)[h["mode"]]
+    history = _history(h["value"], counts, modes, offset)
     return res, history, walker.best_count, walker.best_count_time
 
 
+def _rows(histories):
+    return sum(len(h) for h in histories)
+
+
 def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
-             search_options):
-    """EPTS from ``Theta0``: the paper's single run, or the iterated local search."""
+             search_options, others=()):
+    """EPTS from ``Theta0``: the paper's single run, or the iterated local search.
+
+    ``others``: callables giving further starts (scaled parameters), each the
+    start of one round after the first, before the kicks begin."""
     paper = schedule["paper"]
     # the LP refits are dense and count-driven: not with a penalty or a feature budget
     dense = problem.alpha == 0 and problem.n_coord == 0
     refine = not paper and schedule["refine"] and dense and max_iter > 0  # 0: the start's vertex
     single = paper or not dense  # sparse vertices: one run (kicks would be dense)
     long_steps = 0 if single else schedule["long_steps"]
-    rounds, used, best, by_fun, histories, kicked = 0, 0, None, None, [], []
+    round_iter, polish = round_lengths(schedule, problem.N)
+    if objective in ("count", "lexicographic"):  # counts already: one walk per round
+        round_iter, polish = round_iter + polish, 0
+    polish = 0 if single else polish
+    rounds, used, best, by_fun, histories, kicked, last_better = 0, 0, None, None, [], [], 0
+    queue = list(others) if not single else []
     Theta = Theta0
     while True:
         if refine and (schedule["refine"] is True or not rounds):
-            Theta, _ = refine_theta(problem, Theta, rng, last=kicked)
+            Theta, _ = refine_theta(problem, Theta, rng, rounds=schedule["refine_rounds"],
+                                    last=kicked)
         walker = _walker(problem, Theta, objective, rng, long_steps)
-        budget = max_iter - used if single else min(schedule["round_iter"], max_iter - used)
+        budget = max_iter - used if single else min(round_iter, max_iter - used)
         res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
-                                                    search_options, used + rounds)
+                                                    search_options, _rows(histories),
+                                                    done=used)
         histories.append(history)
         used, rounds = used + int(res.nit), rounds + 1
-        if best is None or count[:2] < best[0][:2]:
-            best = (count, found_at)
         if by_fun is None or res.fun < by_fun[0]:
             by_fun = (float(res.fun), res.x.reshape(problem.D, problem.m))
         stop = res.status != 0 or (deadline is not None and time.time() >= deadline)
-        if single or stop or used >= max_iter or res.nit == 0:
+        if polish and not stop and used < max_iter:
+            lex = _walker(problem, count[2], "lexicographic", rng, 0)
+            res2, history, count2, found2 = _tabu_round(lex, min(polish, max_iter - used),
+                                                        deadline, rng, callback, search_options,
+                                                        _rows(histories), polish=True,
+                                                        done=used)
+            histories.append(history)
+            used = used + int(res2.nit)
+            if count2[0] < count[0]:  # scored again on the search's objective
+                Z = problem.X1 @ count2[2].T
+                value = float(problem.objective(objective, Z)(problem.leaf_errors(Z)))
+                count, found_at = (count2[0], value, count2[2]), found2
+            res = res2 if res2.status != 0 else res  # its stop reason is the restart's
+            stop = res2.status != 0 or (deadline is not None and time.time() >= deadline)
+        if best is None or count[:2] < best[0][:2]:
+            if best is None or count[0] < best[0][0]:
+                last_better = rounds
+            best = (count, found_at)
+        patience = schedule["patience"] if deadline is None else None  # time-driven
+        if (single or stop or used >= max_iter or res.nit == 0 or best[0][0] <= 0
+                or (patience is not None and not queue and rounds - last_better >= patience)):
             break
-        Theta, kicked = kick_theta(problem, best[0][2], rng)
+        if queue:
+            Theta, kicked = queue.pop(0)(), []
+        elif schedule["kick"]:
+            Theta, kicked = kick_theta(problem, best[0][2], rng)
+        else:  # the next round from the best vertex so far
+            Theta = best[0][2]
     (count, _, Theta_count), found_at = best
     return {"Theta_count": Theta_count, "Theta_fun": by_fun[1], "fun": by_fun[0],
             "n_errors": count, "nit": used, "status": int(res.status), "message": res.message,
-            "history": np.concatenate(histories), "found_at": found_at, "rounds": rounds}
+            "history": np.concatenate(histories), "found_at": found_at,
+            "rounds": len(histories)}
 
 
 def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options):
@@ -180,11 +283,13 @@ def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options)
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
-                options, origin, incumbent=None):
+                options, origin, incumbent=None, others=()):
     """One restart; returns a plain dict (picklable for joblib workers).
 
     ``origin`` is the wall-clock start of the whole call, for ``time_to_best``;
-    ``incumbent``: scaled parameters of the best tree so far, for a kick.
+    ``incumbent``: scaled parameters of the best tree so far, for a kick;
+    ``others``: start kinds of the later rounds of the default tabu search
+    (:func:`run_tabu`), before its kicks.
     """
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -192,8 +297,9 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     t_start = time.perf_counter() - t0
     schedule, search_options = split_options(method, options)
     if method == "tabu":
+        starts = [lambda k=k: start_theta(problem, k, tree, rng) for k in others]
         run = run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
-                       search_options)
+                       search_options, starts)
     else:
         run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, search_options)
     run.update(start=kind, time={"start": t_start, "total": time.perf_counter() - t0},

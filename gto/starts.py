@@ -114,9 +114,17 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     Zt = np.ascontiguousarray((problem.X1 @ Theta.T).T)
     count = float(problem.weight @ problem.misclassified(Zt))
     order = [d for d in range(problem.D) if d not in last] + list(last)
+    # decision d's LP depends on the other decisions only: refit it only if one of
+    # them changed since its last fit (steps counted by ``clock``)
+    clock, fitted, changed = 0, np.full(problem.D, -1), np.zeros(problem.D, dtype=int)
     for _ in range(rounds):
         improved = False
         for d in order:
+            others = np.delete(changed, d)
+            if fitted[d] >= 0 and (others.size == 0 or others.max() < fitted[d]):
+                continue
+            clock += 1
+            fitted[d] = clock
             forced = []
             for side in (-1.0, 1.0):
                 Z = Zt.copy()
@@ -131,6 +139,7 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
             new = float(problem.weight @ problem.misclassified(Z))
             if new < count:
                 count, Zt, Theta[d], improved = new, Z, theta, True
+                changed[d] = clock
         if not improved:
             break
     return Theta, count
@@ -184,9 +193,10 @@ def cart_tree(problem, random_state=0):
     depth = int(np.count_nonzero(template.sides[0]))
     X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
     model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
-    model.fit(X, y, sample_weight=w)
+    big = float(np.finfo(np.float32).max)  # scikit-learn's trees work in float32
+    model.fit(np.clip(X, -big, big), y, sample_weight=w)
     t = model.tree_
-    W = np.zeros((problem.D, problem.n))
+    W = np.zeros((problem.D, X.shape[1]))  # original columns (the scaled space may have fewer)
     gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
 
     def place(d, c):

@@ -76,8 +76,10 @@ def test_result_fields_and_history():
     assert res.min_fun == pytest.approx(product_error(res.tree_min_fun, X, y), rel=1e-6)
     h = res.history
     assert set(h.dtype.names) == {"iteration", "value", "n_errors", "mode"}
-    assert len(h) == 501 and h["n_errors"].min() == res.n_errors
-    assert set(np.unique(h["mode"])) <= {"improve", "diversify"}
+    # one row per move and one per round's start vertex
+    assert len(h) == 500 + res.restarts[0]["rounds"] and h["n_errors"].min() == res.n_errors
+    np.testing.assert_array_equal(h["iteration"], np.arange(len(h)))
+    assert set(np.unique(h["mode"])) <= {"improve", "diversify", "polish"}
     assert res.restarts[0]["start"] == "greedy"
 
 

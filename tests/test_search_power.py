@@ -10,7 +10,7 @@ import importlib
 gopt = importlib.import_module("gto.optimize")
 import problems
 import tabu
-from gto.portfolio import start_kinds
+from gto.portfolio import round_lengths, round_starts, start_kinds, SCHEDULE
 from gto.problem import TreeProblem
 from gto.starts import greedy_theta, kick_theta, refine_theta
 from gto.walker import walker_from_theta
@@ -31,6 +31,32 @@ def test_start_kinds():
     assert start_kinds("tree", 4, True, True) == ["tree", "greedy", "random", "random"]
     assert start_kinds("greedy", 3, False, False, complete=False) == ["greedy", "kick", "random"]
     assert start_kinds("greedy", 3, True, False, cart_second=True) == ["greedy", "cart", "random"]
+
+
+def test_round_starts_and_lengths():
+    assert round_starts(["tree"], False, True) == ["greedy", "cart"]
+    assert round_starts(["greedy"], False, True) == ["cart", "tree"]
+    assert round_starts(["greedy"], False, False, complete=False) == []
+    assert round_starts(["tree", "greedy", "cart"], False, True) == []
+    assert round_starts(["tree"], True, True) == []  # the paper's configuration
+    assert round_lengths(SCHEDULE, 60) == (16, 50)
+    assert round_lengths(SCHEDULE, 10_000) == (100, 300)
+    assert round_lengths({**SCHEDULE, "round_iter": 7, "polish": 0}, 60) == (7, 0)
+
+
+def test_a_given_tree_is_one_start_of_several():
+    """One restart from a tree stuck in a bad basin (rounds without kicks, so each
+    would start from the best vertex so far): the later rounds start from the
+    greedy LP tree and CART, and the answer separates the planted tree's data (no
+    errors, by a literal tree walk) where the given tree's round alone does not."""
+    X, y, planted = _planted(300, 3, 3)
+    bad = gto.Tree.from_structure(FIG2, 3, W=np.eye(3), gamma=np.full(3, 0.5))
+    assert bad.n_errors(X, y) > 30
+    opts = {"kick": False, "round_iter": 50, "polish": 0}
+    one = gto.optimize(bad, X, y, max_iter=50, random_state=0, options=opts)
+    res = gto.optimize(bad, X, y, max_iter=200, random_state=0, options=opts)
+    assert one.tree.n_errors(X, y) > 0  # the given tree alone does not get there
+    assert res.tree.n_errors(X, y) == res.n_errors == 0
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -105,3 +131,49 @@ def test_paper_option_with_frank_wolfe():
                      options={"paper": True})
     b = gto.optimize(tree, X, y, method="frank-wolfe", max_iter=30, random_state=0)
     assert a.n_errors == b.n_errors == a.tree.n_errors(X, y) and a.nit == b.nit
+
+
+def _mip_case(n, seed):
+    """A small planted case of ``experiments.search_power``: the default search's
+    training errors and the exact MIP optimum of the same structure."""
+    from experiments.search_power import STRUCTURE, planted
+    from gto import mip
+
+    X, y, _ = planted(n, seed, n_features=2)
+    tree = gto.Tree.from_structure(STRUCTURE, 2)
+    res = gto.optimize(tree, X, y, random_state=seed)
+    exact = mip.solve(tree, X, y, time_limit=120)
+    assert np.ceil(exact.bound - 1e-6) >= exact.n_errors  # proven optimal
+    return res.tree.n_errors(X, y), exact.n_errors
+
+
+@pytest.mark.parametrize("seed", [0, 2, 3])
+def test_small_planted_case_reaches_the_mip_optimum(seed):
+    """N = 30, d = 2: the default search finds the exact MIP optimum."""
+    found, optimum = _mip_case(30, seed)
+    assert found == optimum
+
+
+@pytest.mark.slow
+def test_small_planted_cases_mostly_reach_the_mip_optimum():
+    """N = 60, d = 2, seeds 0-9 (the experiment's cases): at least 9 of 10 optimal."""
+    cases = [_mip_case(60, seed) for seed in range(10)]
+    assert all(found >= optimum for found, optimum in cases)
+    assert sum(found == optimum for found, optimum in cases) >= 9
+
+
+def test_a_restart_stops_at_zero_errors_or_without_progress():
+    """No time limit: a restart ends at a tree without errors (separable data) or
+    after ``patience`` rounds without fewer errors; with a time limit it runs to it."""
+    X, y, _ = _planted(300, 3, 0)
+    start = gto.Tree.from_structure(FIG2, 3)
+    res = gto.optimize(start, X, y, init="greedy", max_iter=100_000, random_state=0)
+    assert res.tree.n_errors(X, y) == 0 and res.nit <= 1000
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(len(y)) < 0.1, 1 - y, y)
+    opts = {"patience": 2}
+    res = gto.optimize(start, X, y, init="greedy", max_iter=100_000, random_state=0, options=opts)
+    assert res.status == 0 and res.nit < 20_000
+    res = gto.optimize(start, X, y, init="greedy", max_iter=10**6, random_state=0, options=opts,
+                       time_limit=1.0)
+    assert res.status == 1  # the time limit, not patience, ended it

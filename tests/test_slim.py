@@ -9,6 +9,7 @@ from sklearn.tree import DecisionTreeClassifier
 import gto
 import problems
 from gto.slim import improve, minimum_depth_tree, tree_of_depth
+import gto.slim.encodings as enc_mod
 import gto.slim.windows as improve_mod
 
 
@@ -82,6 +83,53 @@ def test_sat_encodings_return_true_minimum_depth(seed):
     assert (depth_w, optimal) == (truth_w, True)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_shallow_enumeration_matches_brute_force(seed, monkeypatch):
+    """Depth <= 2 by counting (used over many tests instead of SAT) against brute force,
+    directly and through tree_of_depth."""
+    rng = np.random.default_rng(100 + seed)
+    B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+    zero = np.zeros(cls.max() + 1, dtype=int)
+    truth = brute_min_weighted_depth(B, cls, zero)
+    monkeypatch.setattr(enc_mod, "SHALLOW_TESTS", 0)
+    for depth in (1, 2):
+        for local in (enc_mod.shallow_tree(B, cls, depth),
+                      tree_of_depth(B, cls, zero, depth, "depth")):
+            assert (local is not False) == (truth <= depth)
+            if local is not False:
+                assert enc_mod.classifies(local, B, cls)
+                assert max(d for _, d in enc_mod.leaf_depths(local)) <= depth
+
+
+def test_conflict_budget_gives_up_without_a_verdict():
+    """A depth-3 instance Glucose refutes with enough conflicts; one conflict is not enough,
+    which must read as 'unknown' (None), never as 'no tree' (False)."""
+    rng = np.random.default_rng(0)
+    B, cls = rng.random((60, 12)) < 0.5, rng.integers(0, 2, 60)
+    zero = np.zeros(2, dtype=int)
+    assert tree_of_depth(B, cls, zero, 3, "depth") is False
+    assert tree_of_depth(B, cls, zero, 3, "depth", conflicts=1) is None
+    local, depth, optimal = minimum_depth_tree(B, cls, zero, 4, conflicts=1)
+    assert (local, optimal) == (None, False)
+
+
+def test_oversized_encoding_is_unknown_not_unsat(monkeypatch):
+    """An encoding that would take longer than the time limit to build is not built: the
+    answer is 'unknown' (None), and the size estimate is within 2x of the real CNF."""
+    rng = np.random.default_rng(1)
+    B, cls = rng.random((30, 8)) < 0.5, rng.integers(0, 2, 30)
+    zero = np.zeros(2, dtype=int)
+    for enc, depth in (("depth", 4), ("pb", 4)):
+        clauses = (enc_mod.encode_depth(B, cls, depth) if enc == "depth"
+                   else enc_mod.encode_pb(B, cls, zero, depth))[0]
+        real = sum(map(len, clauses))
+        assert real / 2 <= enc_mod.encoding_size(B.shape, depth, enc) <= 2 * real
+        assert tree_of_depth(B, cls, zero, depth, enc, time_limit=60) is not None
+        monkeypatch.setattr(enc_mod, "LITERALS_PER_SECOND", 1)
+        assert tree_of_depth(B, cls, zero, depth, enc, time_limit=60) is None
+        monkeypatch.undo()
+
+
 # -- DT-SLIM on planted trees ---------------------------------------------------------------
 def caterpillar_xor(n_noise=3):
     """All 2^(2+n_noise) binary points labelled x0 XOR x1 and a correct tree that first
@@ -127,6 +175,9 @@ def test_improve_finds_the_shallow_xor_tree(encoding):
     assert res.depth_after == 2 == tree_depth(res.tree)  # XOR needs depth 2, not 1
     assert np.all(res.tree.predict(X) == y)
     assert res.status == "converged" and res.n_windows >= 1
+    # converged means every stage (up to the largest windows) ran out of improvements
+    assert res.stage == len(improve_mod.STAGES) - 1
+    assert res.n_sat >= res.n_tried >= res.n_windows and res.n_timeouts == 0
 
 
 def test_small_windows_with_hanging_subtrees_keep_classes():

@@ -33,11 +33,17 @@ from pysat.solvers import Solver
 
 SOLVER = "glucose4"  # the paper's Glucose 4.1; supports interrupts for time limits
 SWITCH_DEPTH = 10  # paper §6: DT_depth up to depth 10, DT_pb above
+MAX_LITERALS = 20_000_000  # larger encodings are not built (tree_of_depth returns None)
+LITERALS_PER_SECOND = 2_000_000  # nor those that would take longer than the time limit to build
+SHALLOW_TESTS = 16  # depth <= 2 over more tests than this: enumeration (shallow_tree)
 
 
-def _solve(clauses, time_limit):
-    """Model (set of true variables) if satisfiable, False if not, None on time-out."""
+def _solve(clauses, time_limit, conflicts=None):
+    """Model (set of true variables) if satisfiable, False if not, None on time-out or when
+    the solver used up ``conflicts`` conflicts (a load-independent effort bound)."""
     with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+        if conflicts is not None:
+            solver.conf_budget(int(conflicts))
         timer = None
         if time_limit is not None:
             if time_limit <= 0:
@@ -204,9 +210,73 @@ def decode_pb(model, s, levels, B, cls):
     return build(np.arange(len(cls)), 0)
 
 
+def encoding_size(shape, depth, encoding):
+    """Rough literal count of the CNF: DT_depth n 2^D (k + D + 2), DT_pb 9 (n^2 / 2) k D."""
+    n, k = shape
+    if encoding == "depth":
+        return n * 2**depth * (k + depth + 2)
+    return 9 * (n * (n - 1) // 2) * k * depth
+
+
+# -- depth <= 2 by enumeration -------------------------------------------------
+def shallow_tree(B, cls, depth):
+    """A tree of (unweighted) depth <= ``depth`` <= 2 by enumerating root and child tests,
+    False if none exists.  Exact like the encodings, but a CDCL solver may need many
+    conflicts to refute depth 2 over hundreds of tests, which counting does at once."""
+    m = int(cls.max()) + 1
+    C = np.eye(m, dtype=np.int64)[cls]  # (n, m)
+    Bi = B.astype(np.int64)
+    side = (1 - Bi, Bi)  # side[a][:, j]: the sample goes left (a = 0) / right (a = 1) at j
+
+    def pure_pairs():
+        # pure[a, b][j, t]: the samples with side a at j and side b at t have <= 1 class
+        out = {}
+        for a in (0, 1):
+            for b in (0, 1):
+                counts = np.stack([(side[a] * C[:, c:c + 1]).T @ side[b] for c in range(m)])
+                out[a, b] = (counts > 0).sum(axis=0) <= 1
+        return out
+
+    def leaf(rows):
+        return ("leaf", int(cls[rows[0]]))
+
+    def split(j, rows):
+        go = B[rows, j]
+        return (j, leaf(rows[~go]), leaf(rows[go]))
+
+    rows = np.arange(len(cls))
+    if depth < 1:
+        return False
+    pure = pure_pairs()
+    k = B.shape[1]
+    diag = np.arange(k)
+    # depth 1: a test with two pure sides (pure[a, a][j, j] is the side a of j)
+    one = pure[0, 0][diag, diag] & pure[1, 1][diag, diag]
+    one &= B.any(axis=0) & ~B.all(axis=0)
+    if one.any():
+        return split(int(np.flatnonzero(one)[0]), rows)
+    if depth < 2:
+        return False
+    left_ok = pure[0, 0] & pure[0, 1]  # [j, t]: t splits j's left side into pure parts
+    right_ok = pure[1, 0] & pure[1, 1]
+    root = left_ok.any(axis=1) & right_ok.any(axis=1) & B.any(axis=0) & ~B.all(axis=0)
+    if not root.any():
+        return False
+    j = int(np.flatnonzero(root)[0])
+    go = B[:, j]
+    parts = []
+    for ok, sub in ((left_ok, rows[~go]), (right_ok, rows[go])):
+        if len(np.unique(cls[sub])) == 1:
+            parts.append(leaf(sub))
+        else:
+            parts.append(split(int(np.flatnonzero(ok[j])[0]), sub))
+    return (j, parts[0], parts[1])
+
+
 # -- search -------------------------------------------------------------------
-def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None):
-    """A decoded tree of weighted depth <= ``depth``, False if none exists, None on time-out.
+def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None, conflicts=None):
+    """A decoded tree of weighted depth <= ``depth``, False if none exists, None on time-out
+    (``time_limit`` seconds or ``conflicts`` solver conflicts).
 
     ``encoding`` is "depth" (DT_depth, needs all weights 0) or "pb" (DT_pb).
     """
@@ -218,11 +288,21 @@ def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None):
         return local if weights[cls[0]] <= depth else False
     if depth < 1:
         return False
-    if encoding == "depth":
-        if np.any(weights[np.unique(cls)] != 0):
+    unweighted = not np.any(weights[np.unique(cls)])
+    if encoding not in ("depth", "pb"):
+        raise ValueError(f"encoding must be 'depth' or 'pb', got {encoding!r}")
+    if unweighted and depth <= 2 and B.shape[1] > SHALLOW_TESTS:
+        local = shallow_tree(B, cls, depth)
+        if local is False:
+            return False
+    elif encoding_size(B.shape, depth, encoding) > min(
+            MAX_LITERALS, np.inf if time_limit is None else LITERALS_PER_SECOND * time_limit):
+        return None  # too large to build within the time: unknown, like a time-out
+    elif encoding == "depth":
+        if not unweighted:
             raise ValueError("DT_depth is unweighted: the weights must be 0")
         clauses, x, _ = encode_depth(B, cls, depth)
-        model = _solve(clauses, time_limit)
+        model = _solve(clauses, time_limit, conflicts)
         if not model:
             return model
         local = decode_depth(model, x, B, cls)
@@ -231,24 +311,24 @@ def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None):
         if enc is None:
             return False
         clauses, s, levels = enc
-        model = _solve(clauses, time_limit)
+        model = _solve(clauses, time_limit, conflicts)
         if not model:
             return model
         local = decode_pb(model, s, levels, B, cls)
-    else:
-        raise ValueError(f"encoding must be 'depth' or 'pb', got {encoding!r}")
     if not classifies(local, B, cls) or weighted_depth(local, weights) > depth:
         raise AssertionError(f"{encoding} returned a tree that does not solve the instance")
     return local
 
 
-def minimum_depth_tree(B, cls, weights, below, encoding="auto", time_limit=None):
+def minimum_depth_tree(B, cls, weights, below, encoding="auto", time_limit=None,
+                       conflicts=None):
     """Smallest weighted depth < ``below`` found by SAT, descending one depth at a time.
 
     Returns ``(tree, depth, optimal)``: ``tree`` None if no tree of weighted
     depth < ``below`` was found; ``optimal`` True when the next depth down was
     proven UNSAT.  ``encoding="auto"`` uses DT_depth up to depth
     :data:`SWITCH_DEPTH` on unweighted instances, DT_pb otherwise (paper §6).
+    ``conflicts`` bounds each SAT call (python-sat ``conf_budget``).
     """
     weights = np.asarray(weights, dtype=np.int64)
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -260,7 +340,7 @@ def minimum_depth_tree(B, cls, weights, below, encoding="auto", time_limit=None)
             unweighted = not np.any(weights[np.unique(cls)])
             enc = "depth" if unweighted and depth <= SWITCH_DEPTH else "pb"
         left = None if deadline is None else deadline - time.monotonic()
-        found = tree_of_depth(B, cls, weights, depth, enc, left)
+        found = tree_of_depth(B, cls, weights, depth, enc, left, conflicts)
         if found is None:
             return best, best_depth, False
         if found is False:

@@ -4,10 +4,13 @@
 path (from the highest ancestor reached by few samples, then upwards, then
 the ancestors below it) grow a
 window, build its weighted local instance (``local.py``), reduce features
-(first the window's own tests, then a heuristic support set) and find a local
-tree of smaller weighted depth by SAT (``encodings.py``); splice it in with
-copies of the hanging subtrees at the special leaves (Theorem 1-2).  Every
-training sample keeps the class the input tree predicts for it.
+(first the window's own tests, then every test on its samples, or a support
+set when those are too many) and find a local tree of smaller weighted depth
+by SAT (``encodings.py``); splice it in with copies of the hanging subtrees at
+the special leaves (Theorem 1-2).  Every training sample keeps the class the
+input tree predicts for it.  The loop runs in stages of growing sample limits
+and per-call SAT effort (``STAGES``), so a short budget goes to many cheap
+windows first and a long one reaches the paper's larger windows.
 
 ``method="gto"``: the same loop over windows, but the local problem keeps the
 window's shape and makes its decisions oblique with :func:`gto.optimize`,
@@ -37,12 +40,18 @@ from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned
 
 METHODS = ("sat", "gto")
 ENCODINGS = ("auto", "depth", "pb")
+REDUCTIONS = ("own", "all")  # feat(T'), then every test on the window's samples (§5)
+STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the per-call SAT time
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
+LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
+MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
+MAX_SUPPORT_CELLS = 50_000_000
 
 
-def sample_limits(max_depth_local, low=70, high=15):
+def sample_limits(max_depth_local, low=300, high=90):
     """Per-depth sample limits: ``low`` samples up to depth 3 falling linearly to
-    ``high`` at ``max_depth_local`` (the paper's c_60 ranges from 70 to 15, §6)."""
+    ``high`` at ``max_depth_local`` (the paper's c_300 ranges from 300 to 90 with
+    d_300 = 15; c_60: 70 to 15 with d_60 = 12; §6)."""
 
     def limit(depth):
         if depth <= 3 or max_depth_local <= 3:
@@ -96,16 +105,18 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     X, y : training data.  ``"sat"`` keeps every sample's *predicted* class
         (y only sets the input checks); ``"gto"`` minimises errors against y.
     method : "sat" (minimum weighted depth windows) or "gto" (oblique windows).
-    max_depth_local : deepest window; default 12 for "sat" (the paper's d_60),
+    max_depth_local : deepest window; default 15 for "sat" (the paper's d_300),
         3 for "gto".
     max_samples_local : samples of the reduced local instance allowed per
         window depth: int, dict depth -> limit, callable, or None for
-        :func:`sample_limits` ("sat"); for "gto" an int caps the samples reaching
-        a window (None: no cap).
+        :func:`sample_limits` (the paper's c_300); "sat" runs in stages that
+        allow ``STAGES`` (1/4 ... 4) times these limits, small windows first.
+        For "gto" an int caps the samples reaching a window (None: no cap).
     time_limit : seconds for the whole run (None: until no window improves).
     random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
-    local_time_limit : seconds per SAT call chain / per ``gto.optimize`` call
-        (default 20 for "sat", 10 for "gto").
+    local_time_limit : seconds per window's SAT calls at stage multiple 1
+        (default 20; each call also stops after ``LOCAL_CONFLICTS`` times the
+        multiple solver conflicts) / per ``gto.optimize`` call (default 10).
     encoding : "auto" (DT_depth up to depth 10 on unweighted windows, DT_pb
         otherwise), "depth" or "pb" (DT_pb also takes weighted windows).
     max_iter : tabu moves per window for "gto".
@@ -116,8 +127,10 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     scipy.optimize.OptimizeResult with ``tree`` (gto.Tree), ``depth_before``,
     ``depth_after``, ``size_before``, ``size_after`` (nodes), ``n_errors_before``,
     ``n_errors_after`` (training errors against y), ``n_windows`` (windows
-    replaced), ``n_tried`` (windows solved), ``status`` ("converged",
-    "time_limit" or "interrupted"), ``message``, ``time``.
+    replaced), ``n_tried`` (windows solved), ``n_sat`` (SAT searches),
+    ``n_timeouts`` (windows given up on a time or conflict limit), ``stage``
+    (last stage reached), ``status`` ("converged": the last stage improved
+    nothing, "time_limit" or "interrupted"), ``message``, ``time``.
     """
     t0 = time.monotonic()
     _check(method, max_depth_local, time_limit, local_time_limit, encoding)
@@ -126,13 +139,14 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     y = check_labels(y, len(X))
     root = from_tree(tree)
     if max_depth_local is None:
-        max_depth_local = 12 if method == "sat" else 3
+        max_depth_local = 15 if method == "sat" else 3
     if local_time_limit is None:
         local_time_limit = 20.0 if method == "sat" else 10.0
     deadline = None if time_limit is None else t0 + time_limit
     depth_before, size_before = leaves_depth(root), size(root)
     errors_before = int(np.sum(predict(root, X) != y))
-    state = dict(root=root, n_windows=0, n_tried=0, failed={})
+    state = dict(root=root, n_windows=0, n_tried=0, n_sat=0, n_timeouts=0, stage=0,
+                 failed={})
     status = "converged"
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
@@ -162,7 +176,8 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         tree=to_tree(root, tree.n_features), depth_before=depth_before,
         depth_after=leaves_depth(root), size_before=size_before, size_after=size(root),
         n_errors_before=errors_before, n_errors_after=errors_after,
-        n_windows=state["n_windows"], n_tried=state["n_tried"], status=status,
+        n_windows=state["n_windows"], n_tried=state["n_tried"], n_sat=state["n_sat"],
+        n_timeouts=state["n_timeouts"], stage=state["stage"], status=status,
         message=messages[status], success=status != "interrupted",
         time=time.monotonic() - t0)
 
@@ -177,6 +192,14 @@ def _remaining(deadline):
 
 # -- method "sat" ----------------------------------------------------------------
 def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadline, bar):
+    """Algorithm 1 of the paper, run in stages of growing windows.
+
+    Stage k allows ``STAGES[k]`` times the sample limits and a per-call SAT
+    time of the same fraction of ``local_time_limit``: small windows are cheap
+    and lower the depth first; when a stage's round over all deepest-leaf paths
+    improves nothing, the next stage retries with larger windows (the paper's
+    c_60 -> c_300 -> c_800 ladder in one run).  Converged after the last stage.
+    """
     root = state["root"]
     pred0 = predict(root, X)
     labels = sorted({n.label for n, _, _ in leaves_with_depth(root)}, key=repr)
@@ -185,88 +208,117 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
     for n in decisions(root):
         f = int(np.flatnonzero(n.w)[0])
         thresholds.setdefault(f, set()).add(n.gamma / n.w[f])
-    done, windows_at_round = set(), 0
-    cmax = max(limit(d) for d in range(1, max_depth_local + 1))
-    while True:
-        if deadline is not None and time.monotonic() >= deadline:
-            return "time_limit"
+    ctx = dict(X=X, code=code, labels=labels, thresholds=thresholds, encoding=encoding,
+               max_depth=max_depth_local, row_id=np.unique(X, axis=0, return_inverse=True)[1]
+               .ravel().astype(np.int64))
+    for stage, frac in enumerate(STAGES):
+        state["stage"] = stage
+        ctx["limit"] = lambda d, frac=frac: max(2, int(round(frac * limit(d))))
+        cmax = max(ctx["limit"](d) for d in range(1, max_depth_local + 1))
+        tcall = frac * local_time_limit
+        ctx["conflicts"] = int(frac * LOCAL_CONFLICTS)
+        done, windows_at_round = set(), state["n_windows"]
+        dead = {}  # id -> node: local roots that gave nothing since the tree below them changed
         rows_of, heights = rows_by_node(root, X), heights_by_node(root)
-        cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
-        if not cand:  # a new round while the last one improved something
-            if state["n_windows"] == windows_at_round:
-                return "converged"
-            windows_at_round, done = state["n_windows"], set()
-            continue
-        v, dv, path = max(cand, key=lambda c: c[1])
-        i0 = next((i for i, u in enumerate(path) if len(rows_of[id(u)]) <= cmax), len(path) - 1)
-        new = None
-        # the paper's order (from i0 up to the root), then the nodes below i0
-        for i in list(range(i0, -1, -1)) + list(range(i0 + 1, len(path))):
-            left = _remaining(deadline)
-            if left is not None and left <= 0:
+        while True:
+            if deadline is not None and time.monotonic() >= deadline:
                 return "time_limit"
-            tlim = local_time_limit if left is None else min(local_time_limit, left)
-            new = _sat_window(path[i], X, rows_of, heights, code, labels, thresholds,
-                              max_depth_local, limit, tlim, encoding, state)
-            if new is not None:
-                # copies of a hanging subtree get only part of its samples: drop empty sides
-                new = prune_empty(new, X[rows_of[id(path[i])]])
-                root = replace(root, path[i], new)
-                state["root"] = root
-                state["n_windows"] += 1
-                after = predict(root, X)
-                assert np.all(after == pred0), "a training sample changed its predicted class"
-                break
-        if new is None:
-            done.update(path + [v])
-        bar.update(note=f"depth {leaves_depth(root)}, {state['n_windows']} windows")
+            cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
+            if not cand:  # a round is over: another one if it improved something
+                if state["n_windows"] == windows_at_round:
+                    break
+                windows_at_round, done, dead = state["n_windows"], set(), {}
+                continue
+            v, dv, path = max(cand, key=lambda c: c[1])
+            i0 = next((i for i, u in enumerate(path) if len(rows_of[id(u)]) <= cmax),
+                      len(path) - 1)
+            new = None
+            # the paper's order (from i0 up to the root), then the nodes below i0
+            for i in list(range(i0, -1, -1)) + list(range(i0 + 1, len(path))):
+                left = _remaining(deadline)
+                if left is not None and left <= 0:
+                    return "time_limit"
+                tlim = tcall if left is None else min(tcall, left)
+                if id(path[i]) in dead:
+                    continue
+                new = _sat_window(path[i], rows_of, heights, ctx, tlim, state)
+                if new is None:
+                    dead[id(path[i])] = path[i]
+                else:
+                    for u in path[:i + 1]:  # the windows above the change see a new tree
+                        dead.pop(id(u), None)
+                    # copies of a hanging subtree get only part of its samples: drop empty sides
+                    new = prune_empty(new, X[rows_of[id(path[i])]])
+                    root = replace(root, path[i], new)
+                    state["root"] = root
+                    state["n_windows"] += 1
+                    after = predict(root, X)
+                    assert np.all(after == pred0), "a training sample changed its predicted class"
+                    rows_of, heights = rows_by_node(root, X), heights_by_node(root)
+                    break
+            if new is None:
+                done.update(path + [v])
+            bar.update(note=f"depth {leaves_depth(root)}, {state['n_windows']} windows, "
+                            f"stage {stage}")
+    return "converged"
 
 
-def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_local, limit,
-                time_limit, encoding, state):
-    """A replacement for a window rooted at r of smaller weighted depth, or None."""
+def _sat_window(r, rows_of, heights, ctx, time_limit, state):
+    """A replacement for a window rooted at r of smaller weighted depth, or None.
 
-    def fits(window):
-        rows, cls, _, _, _, depth = L.local_classes(window, rows_of, code, heights)
-        red = L.reduce_rows(L.binarize(X[rows], L.window_tests(window)), cls)
-        return red is not None and len(red[0]) <= limit(depth)
-
-    if len(rows_of[id(r)]) == 0:
+    Feature reductions in the paper's order (§5): first the window's own tests
+    feat(T') (only a rearrangement), then every test on the window's samples
+    (:func:`local.candidate_tests`; a greedy support set when that is too
+    large).  Each reduction grows its own window under the sample limit of
+    its reduced instance.
+    """
+    X, code, limit = ctx["X"], ctx["code"], ctx["limit"]
+    if r.is_leaf or len(rows_of[id(r)]) == 0:
         return None
-    window = L.grow_window(r, rows_of, heights, code, max_depth_local, fits)
-    if window is None or not fits(window):
-        return None
-    rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code, heights)
-    # a window that failed before fails again while its nodes and hanging depths stay
-    key = tuple(id(n) for n in window) + tuple((id(u), heights[id(u)]) for u in hanging)
-    if key in state["failed"]:
-        return None
-    if depth < 2 and len(np.unique(cls)) > 1:
-        return None  # one decision separating two classes cannot get shallower
-    # safe window (Corollary 1): the unweighted depth bounds the weighted one
-    safe = all(depth + w <= wdepth for w in weights[len(code):])
     deadline = time.monotonic() + time_limit
-    Xr = X[rows]
     timed_out = False
-    for reduction in ("own", "support"):
-        left = deadline - time.monotonic()
-        if left <= 0:
+    for reduction in REDUCTIONS:
+        if deadline - time.monotonic() <= 0:
             return None
+
+        def fits(window):
+            rows, cls, weights, _, _, depth = L.local_classes(window, rows_of, code, heights)
+            if reduction == "own":
+                red = L.reduce_rows(L.binarize(X[rows], L.window_tests(window)), cls)
+                return red is not None and len(red[0]) <= limit(depth)
+            return len(np.unique(ctx["row_id"][rows] * len(weights) + cls)) <= limit(depth)
+
+        window = L.grow_window(r, rows_of, heights, code, ctx["max_depth"], fits)
+        if not fits(window):
+            continue
+        rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code,
+                                                                      heights)
+        # a window that failed before fails again while its nodes and hanging depths stay
+        key = (reduction,) + tuple(id(n) for n in window) + tuple(
+            (id(u), heights[id(u)]) for u in hanging)
+        if key in state["failed"]:
+            continue
+        if depth < 2 and len(np.unique(cls)) > 1:
+            continue  # one decision separating two classes cannot get shallower
+        Xr = X[rows]
         if reduction == "own":
             tests = L.window_tests(window)
-        else:
-            tests = L.candidate_tests(Xr, thresholds)
+        elif reduction == "support":
+            tests = _support_tests(Xr, cls, window, ctx["thresholds"])
             if tests is None:
-                break
-            red = L.reduce_rows(L.binarize(Xr, tests), cls)
-            keep = None if red is None else L.support_set(*red)
-            if keep is None:
-                break
-            tests = [tests[j] for j in keep]
+                continue
+        else:
+            tests = L.candidate_tests(Xr, ctx["thresholds"])
+            if tests is None or len(tests) * len(Xr) > MAX_ALL_CELLS:
+                tests = _support_tests(Xr, cls, window, ctx["thresholds"])
+                if tests is None:
+                    continue
         red = L.reduce_rows(L.binarize(Xr, tests), cls)
         if red is None or len(red[0]) > limit(depth):
             continue
         B, c = red
+        # safe window (Corollary 1): the unweighted depth bounds the weighted one
+        safe = all(depth + w <= wdepth for w in weights[len(code):])
         state["n_tried"] += 1
         # a safe window first by its unweighted depth (DT_depth, Corollary 1), then any
         # window by its weighted depth (DT_pb), which may also move leaves of small
@@ -274,19 +326,34 @@ def _sat_window(r, X, rows_of, heights, code, labels, thresholds, max_depth_loca
         tries = [(np.zeros_like(weights), depth)] if safe else []
         if not safe or (len(hanging) > 1 and len(B) <= PB_WEIGHTED_ROWS):
             tries.append((weights, wdepth))
+        failed = True
         for w_use, below in tries:
             left = deadline - time.monotonic()
             if left <= 0:
-                timed_out = True
+                timed_out, failed = True, False
                 break
-            local, _, optimal = minimum_depth_tree(B, c, w_use, below, encoding,
-                                                   time_limit=left)
-            timed_out |= local is None and not optimal
+            local, _, optimal = minimum_depth_tree(B, c, w_use, below, ctx["encoding"],
+                                                   time_limit=left, conflicts=ctx["conflicts"])
+            state["n_sat"] += 1
+            if local is None and not optimal:
+                timed_out, failed = True, False
             if local is not None and weighted_depth(local, weights) < wdepth:
-                return _nodes_of(local, tests, labels, hanging, X.shape[1])
-    if not timed_out:
-        state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
+                return _nodes_of(local, tests, ctx["labels"], hanging, X.shape[1])
+        if failed:
+            state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
+    state["n_timeouts"] += timed_out
     return None
+
+
+def _support_tests(Xr, cls, window, thresholds):
+    """The window's own tests plus a greedy support set of all tests (paper §5), or None."""
+    tests = L.candidate_tests(Xr, thresholds, max_cells=MAX_SUPPORT_CELLS)
+    red = None if tests is None else L.reduce_rows(L.binarize(Xr, tests), cls)
+    keep = None if red is None else L.support_set(*red)
+    if keep is None:
+        return None
+    own = L.window_tests(window)
+    return own + [t for t in (tests[j] for j in keep) if t not in own]
 
 
 def _nodes_of(local, tests, labels, hanging, n_features):
