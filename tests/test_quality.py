@@ -59,3 +59,15 @@ def test_unknown_data_set():
     import pytest
     with pytest.raises(ValueError, match="unknown data set"):
         quality.run(data=["nope"])
+
+
+def test_selection_rules_on_hand_made_records():
+    from experiments import selection
+    recs = [{"candidate": "a0", "inner": [0.80, 0.90, 0.70, 0.80, 0.80], "test": 10.0},
+            {"candidate": "a1", "inner": [0.78, 0.80, 0.76, 0.80, 0.76], "test": 20.0},
+            {"candidate": "axis", "inner": [0.60] * 5, "test": 30.0}]
+    # best mean 0.80 (a0); its standard error std([.8,.9,.7,.8,.8], ddof=1)/sqrt(5) = 0.0316
+    assert selection.choose(recs, ["a0", "a1", "axis"], "max")["candidate"] == "a0"
+    # a1 (mean 0.78) is within one SE and simpler than a0; axis is not within it
+    assert selection.choose(recs, ["a0", "a1", "axis"], "1se")["candidate"] == "a1"
+    assert selection.choose(recs, ["a0", "axis"], "1se")["candidate"] == "a0"
