@@ -28,6 +28,7 @@ setup(
         "highspy>=1.7",
         "joblib>=1.2",
         "scikit-learn>=1.3",
+        "threadpoolctl>=3.1",  # one BLAS thread in GTOClassifier.fit
         "pandas>=1.5",
         "tqdm>=4.60",
         "python-sat>=1.8.dev1",  # PyPI has only development releases

@@ -21,6 +21,7 @@ writes ``quality-quick.*`` instead, never over a full run).
     python -m experiments.quality
     python -m experiments.quality --quick --jobs 2
     python -m experiments.quality --data heart cancer --jobs 2
+    python -m experiments.quality --combine a/quality.csv b/quality.csv --out results
 """
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ import problems
 from gto.files import write_text_atomic
 
 from . import peers
-from .common import (FIELDS, cv_splits, failures, markdown_table, pm, run_splits, summarize,
-                     synthetic_splits, write_csv)
+from .common import (FIELDS, cv_splits, failures, markdown_table, pm, read_csv, run_splits,
+                     summarize, synthetic_splits, write_csv)
 
 BIG = ("magic", "twonorm", "phoneme")
 BIG_SAMPLE = 2000
@@ -90,7 +91,8 @@ def splits(names, quick=False):
 
 
 def summary(rows, arm_names):
-    """``{dataset: {arm: {train, test, train_std, test_std, decisions, nonzero, n, failed}}}``."""
+    """``{dataset: {arm: {train, test, train_std, test_std, decisions, nonzero, n, failed,
+    seconds}}}`` (``seconds``: mean fit-and-predict time per split)."""
     base = summarize(rows)
     out = {}
     for r in rows:
@@ -100,22 +102,25 @@ def summary(rows, arm_names):
             s = base.get((name, arm))
             if s is None:
                 continue
-            nz = [r["nonzero"] for r in rows if r["dataset"] == name and r["arm"] == arm
-                  and not r["failed"] and r.get("nonzero", "") != ""]
+            ok = [r for r in rows if r["dataset"] == name and r["arm"] == arm and not r["failed"]]
+            nz = [r["nonzero"] for r in ok if r.get("nonzero", "") != ""]
             out[name][arm] = {
                 "train": s["train"][0], "train_std": s["train"][1],
                 "test": s["test"][0], "test_std": s["test"][1],
                 "decisions": s["decisions"], "nonzero": float(np.mean(nz)) if nz else None,
                 "n": s["n"], "failed": s["failed"],
+                "seconds": float(np.mean([r["seconds"] for r in ok])) if ok else None,
             }
     return out
 
 
 def table(summ, arm_names):
     """Markdown: one row per data set; test and train error % per arm, then
-    decisions / nonzero weights per decision per arm."""
+    decisions / nonzero weights per decision per arm, then seconds per fit of
+    the GTO arms."""
+    timed = [a for a in arm_names if a.startswith("GTO")]
     header = (["data"] + [f"{a} test %" for a in arm_names] + [f"{a} train %" for a in arm_names]
-              + [f"{a} dec / nz" for a in arm_names])
+              + [f"{a} dec / nz" for a in arm_names] + [f"{a} s" for a in timed])
     body = []
     for name, by_arm in summ.items():
         cells = {a: by_arm.get(a) for a in arm_names}
@@ -131,14 +136,17 @@ def table(summ, arm_names):
 
         body.append([name] + [err(cells[a], "test") for a in arm_names]
                     + [err(cells[a], "train") for a in arm_names]
-                    + [size(cells[a]) for a in arm_names])
+                    + [size(cells[a]) for a in arm_names]
+                    + ["" if cells[a] is None or cells[a]["seconds"] is None
+                       else f"{cells[a]['seconds']:.0f}" for a in timed])
     return markdown_table(header, body)
 
 
 def verdict(summ):
     """Lines checking issue 10's target for the default GTO arm: test error at or
-    below the best depth-2 peer, and never more than 1 point above CART-d2."""
-    lines = []
+    below the best depth-2 peer, and never more than 1 point above CART-d2; then
+    the counts over the paper's and the numeric sets."""
+    lines, wins = [], {}
     for name, by_arm in summ.items():
         g = by_arm.get("GTO")
         if g is None or np.isnan(g["test"]):
@@ -151,10 +159,18 @@ def verdict(summ):
         cart = others.get("CART-d2")
         beats = g["test"] <= others[best] + 1e-9
         close = cart is None or g["test"] <= cart + 1.0
+        wins[name] = (beats, close)
         lines.append(f"{name}: GTO {g['test']:.1f} vs best peer {best} {others[best]:.1f} -> "
                      f"{'at or below' if beats else 'above'}; vs CART-d2 "
                      f"{'n/a' if cart is None else f'{cart:.1f}'} -> "
                      f"{'within 1 point' if close else 'MORE THAN 1 POINT WORSE'}")
+    for label, group in (("paper sets", problems.DATASETS), ("numeric sets", problems.NUMERIC)):
+        run = [n for n in group if n in wins]
+        if run:
+            lines.append(f"{label}: at or below the best peer on "
+                         f"{sum(wins[n][0] for n in run)} of {len(run)} run "
+                         f"({len(group)} in all); within 1 point of CART-d2 on "
+                         f"{sum(wins[n][1] for n in run)} of {len(run)}")
     return lines
 
 
@@ -170,7 +186,15 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     t0 = time.perf_counter()
     rows = run_splits(todo, the_arms, max_iter, n_jobs=n_jobs, quiet=quiet, desc="quality")
     seconds = time.perf_counter() - t0
-    summ = summary(rows, list(the_arms))
+    last = f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}"
+    return report(rows, list(the_arms), out, data, quick, gto_params, [last, *notes],
+                  {"seconds": seconds})
+
+
+def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), meta=None):
+    """Table, protocol and verdict of ``rows``; writes ``quality[-quick].csv/.json/.md``
+    to ``out`` and returns the markdown text."""
+    summ = summary(rows, arm_names)
     big = [d for d in data if d in BIG]
     protocol = [
         ("quick: first fold / draw only, " + f"{QUICK_ITER} GTO iterations" if quick
@@ -182,16 +206,16 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
         if big else "",
         f"GTO: gto.GTOClassifier(depth=2, random_state=fold{_params_text(gto_params)}); "
         "GTO-alpha0: the same with alpha=0",
-        "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed)",
-        f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}",
+        "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
+        "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
+        *extra,
     ]
     text = "\n".join([
         "Quality of depth-2 trees on held-out data (issue 10 protocol)",
         "",
-        table(summ, list(the_arms)),
+        table(summ, arm_names),
         "",
         *[line for line in protocol if line],
-        *notes,
         "",
         *verdict(summ),
         *failures(rows),
@@ -199,10 +223,26 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     stem = "quality-quick" if quick else "quality"
     write_csv(os.path.join(out, stem + ".csv"), rows, FIELDS + ["nonzero"])
     write_text_atomic(os.path.join(out, stem + ".json"),
-                      json.dumps({"summary": _no_nan(summ), "seconds": seconds, "quick": quick,
-                                  "gto_params": gto_params or {}}, indent=1, default=float))
+                      json.dumps({"summary": _no_nan(summ), "quick": quick,
+                                  "gto_params": gto_params or {}, **(meta or {})},
+                                 indent=1, default=float))
     write_text_atomic(os.path.join(out, stem + ".md"), text + "\n")
     return text
+
+
+def combine(paths, out="results"):
+    """One report from the ``quality.csv`` files of several runs (e.g. one per data
+    set); rows of a data set in two files: the later file wins."""
+    rows = {}
+    for path in paths:
+        for r in read_csv(path):
+            r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
+            rows.setdefault(r["dataset"], {}).setdefault(path, []).append(r)
+    data = [d for d in DATA if d in rows]
+    merged = [r for d in data for r in list(rows[d].values())[-1]]
+    arm_names = list(dict.fromkeys(r["arm"] for r in merged))
+    return report(merged, arm_names, out, data,
+                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"])
 
 
 def _no_nan(value):
@@ -243,11 +283,16 @@ def parser():
     p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override GTOClassifier parameters of both GTO arms, e.g. cv=3")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--combine", nargs="+", metavar="CSV",
+                   help="no run: one report from these quality.csv files (written to --out)")
     return p
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    if args.combine:
+        print(combine(args.combine, args.out))
+        return
     params = {}
     for item in args.gto:
         key, sep, value = item.partition("=")

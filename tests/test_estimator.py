@@ -11,6 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gto
 import problems
+from test_sparse import brute_force_depth2
 
 
 @parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
@@ -77,7 +78,8 @@ def test_cv_selection_picks_the_best_held_out_score(monkeypatch):
     X, y = _tiny()
     grid = (1e4, 0.0, 0.3)  # a huge penalty first: selection must not just take the first
     monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
-    clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0).fit(X, y)
+    clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
+                            selection="best").fit(X, y)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
     literal = [cross_val_score(gto.GTOClassifier(alpha=a, max_iter=60, random_state=0),
                                X, y, cv=folds).mean() for a in grid]
@@ -95,7 +97,9 @@ def test_cv_results_layout_and_joint_budget_selection():
     X, y = _tiny(1)
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
-    grid = [(a, m) for a in gto.estimator.ALPHA_GRID for m in gto.estimator.MAX_FEATURES_GRID]
+    # the penalty path without a budget, then the budgets without a penalty
+    grid = ([(a, None) for a in gto.estimator.ALPHA_GRID]
+            + [(0.0, m) for m in gto.estimator.MAX_FEATURES_GRID if m is not None])
     res = clf.cv_results_
     assert [(p["alpha"], p["max_features"]) for p in res["params"]] == grid
     for key in ("param_alpha", "param_max_features", "split0_test_score", "split1_test_score",
@@ -109,6 +113,59 @@ def test_cv_results_layout_and_joint_budget_selection():
     assert np.all(np.count_nonzero(clf.tree_.W, axis=1) <= budget)
 
 
+def _planted_axis(seed, n=90, n_features=10, noise=0.1):
+    """Labels of an axis-aligned depth-2 tree (x0 <= .5, then x1 or x2 <= .5 gives
+    class 0) with ``noise`` of them flipped; the other features are noise."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, n_features))
+    y = np.where(X[:, 0] <= 0.5, X[:, 1] > 0.5, X[:, 2] > 0.5).astype(int)
+    return X, np.where(rng.uniform(size=n) < noise, 1 - y, y)
+
+
+def test_cv_picks_the_axis_aligned_budget_on_a_planted_axis_tree():
+    """Few noisy points from an axis-aligned tree: oblique decisions fit the noise,
+    the budget of one feature per decision generalises, and the internal CV sees
+    it: its scores are those of a hand-run cross_val_score per budget."""
+    X, y = _planted_axis(0)
+    clf = gto.GTOClassifier(alpha=0.0, max_features="auto", cv=3, max_iter=300,
+                            random_state=0, selection="best").fit(X, y)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    budgets = [1, 2, None]
+    literal = [cross_val_score(gto.GTOClassifier(alpha=0.0, max_features=m, max_iter=300,
+                                                 random_state=0), X, y, cv=folds).mean()
+               for m in budgets]
+    assert np.allclose(clf.cv_results_["mean_test_score"], literal, atol=1e-12)
+    assert clf.max_features_ == 1 and literal[0] > literal[2]
+    assert np.all(np.count_nonzero(clf.tree_.W, axis=1) == 1)
+    # the refit has the planted tree's features: root on x0, children on x1 and x2,
+    # and (exact axis-aligned start) the fewest errors of any axis-aligned tree
+    used = [int(np.flatnonzero(w)[0]) for w in clf.tree_.W]
+    assert used[0] == 0 and sorted(used[1:]) == [1, 2]
+    assert np.sum(clf.predict(X) != y) == brute_force_depth2(X, y)
+
+
+def test_one_standard_error_rule(monkeypatch):
+    """selection="1se": the largest alpha whose mean CV accuracy is within one
+    standard error of the best, from hand-run cross_val_score per alpha."""
+    X, y = _tiny(0)
+    grid = (0.0, 0.3, 3.0, 30.0)
+    monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    scores = np.array([cross_val_score(gto.GTOClassifier(alpha=a, max_iter=60, random_state=0),
+                                       X, y, cv=folds) for a in grid])
+    mean = scores.mean(axis=1)
+    best = int(np.argmax(mean))
+    se = np.std(scores[best], ddof=1) / np.sqrt(3)
+    simplest = max(i for i in range(len(grid)) if mean[i] >= mean[best] - se)
+    assert simplest != best  # the rules differ on this case
+    clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
+                            selection="1se").fit(X, y)
+    assert clf.alpha_ == grid[simplest] and clf.best_index_ == simplest
+    plain = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
+                              selection="best").fit(X, y)
+    assert plain.alpha_ == grid[best]
+
+
 def test_a_number_is_used_as_given():
     X, y = _tiny(2)
     clf = gto.GTOClassifier(alpha=0.5, max_features=2, max_iter=50, random_state=0).fit(X, y)
@@ -120,6 +177,7 @@ def test_a_number_is_used_as_given():
 @pytest.mark.parametrize("params, name", [
     ({"alpha": -1.0}, "alpha"), ({"alpha": "best"}, "alpha"), ({"max_features": 0}, "max_features"),
     ({"max_features": "all"}, "max_features"), ({"cv": 1}, "cv"), ({"init": "cartt"}, "init"),
+    ({"selection": "min"}, "selection"),
 ])
 def test_bad_selection_parameters(params, name):
     X, y = _tiny()

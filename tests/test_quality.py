@@ -37,6 +37,13 @@ def test_quick_run_writes_its_own_files(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("| data"))
     assert "GTO test %" in header and "CART-d2 dec / nz" in header
     assert "liver: GTO" in text  # the verdict line against the peers
+    assert "paper sets: at or below the best peer on" in text and "of 1 run (4 in all)" in text
+    assert "GTO s" in header and summary["liver"]["GTO"]["seconds"] > 0
+    # a report combined from the CSV has the same table
+    again = quality.combine([str(tmp_path / "quality-quick.csv")], out=str(tmp_path / "c"))
+    assert ([line for line in again.splitlines() if line.startswith("|")]
+            == [line for line in text.splitlines() if line.startswith("|")])
+    assert (tmp_path / "c" / "quality.md").exists()
 
 
 def test_big_sets_are_subsampled_stratified():
@@ -52,3 +59,15 @@ def test_unknown_data_set():
     import pytest
     with pytest.raises(ValueError, match="unknown data set"):
         quality.run(data=["nope"])
+
+
+def test_selection_rules_on_hand_made_records():
+    from experiments import selection
+    recs = [{"candidate": "a0", "inner": [0.80, 0.90, 0.70, 0.80, 0.80], "test": 10.0},
+            {"candidate": "a1", "inner": [0.78, 0.80, 0.76, 0.80, 0.76], "test": 20.0},
+            {"candidate": "axis", "inner": [0.60] * 5, "test": 30.0}]
+    # best mean 0.80 (a0); its standard error std([.8,.9,.7,.8,.8], ddof=1)/sqrt(5) = 0.0316
+    assert selection.choose(recs, ["a0", "a1", "axis"], "max")["candidate"] == "a0"
+    # a1 (mean 0.78) is within one SE and simpler than a0; axis is not within it
+    assert selection.choose(recs, ["a0", "a1", "axis"], "1se")["candidate"] == "a1"
+    assert selection.choose(recs, ["a0", "axis"], "1se")["candidate"] == "a0"

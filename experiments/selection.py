@@ -1,0 +1,146 @@
+"""Which candidates should ``GTOClassifier``'s internal CV choose from? (issue 10)
+
+For each outer split of the quality protocol (``experiments.quality``: stratified
+5-fold CV seed 0, min-max scaling on the training fold) and each candidate
+configuration (fixed ``alpha``/``max_features``), records
+
+- the internal stratified 5-fold CV accuracies on the training fold, exactly as
+  ``GTOClassifier``'s ``alpha="auto"`` computes them (same folds, same fits);
+- the held-out test error and the training error of the refit on the whole
+  training fold, and its fit time.
+
+A selection rule over a candidate subset (plain max of the mean CV score, or
+the one-standard-error rule) then has a held-out error that is read off these
+records without refitting: ``summarise`` prints it per data set for every rule
+and subset asked for.  Records go to ``--out/selection.jsonl`` as they finish
+(a rerun skips the records already there).
+
+    python -m experiments.selection --data heart liver --jobs 2
+    python -m experiments.selection --summary
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from itertools import combinations
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.preprocessing import MinMaxScaler
+
+import gto
+
+from . import quality
+
+#: name -> fixed GTOClassifier parameters
+CANDIDATES = {
+    "a0": {"alpha": 0.0},
+    "a0.3": {"alpha": 0.3},
+    "a1": {"alpha": 1.0},
+    "a3": {"alpha": 3.0},
+    "a10": {"alpha": 10.0},
+    "axis": {"alpha": 0.0, "max_features": 1},
+    "mf3-a0.3": {"alpha": 0.3, "max_features": 3},
+}
+#: simplest first, for the one-standard-error rule
+SIMPLE = ("axis", "a10", "a3", "mf3-a0.3", "a1", "a0.3", "a0")
+ORDER = ("heart", "liver", "cancer", "diabetes", "wdbc", "australian", "spectf", "credit-g",
+         quality.SYNTHETIC, "phoneme", "twonorm", "magic", "clean1")
+
+
+def record(split, name, cv=5):
+    """Inner CV accuracies, test/train error % and fit seconds of one candidate."""
+    scaler = MinMaxScaler().fit(split.X_train)
+    X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
+    y = split.y_train
+    clf = gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name])
+    t0 = time.perf_counter()
+    folds = StratifiedKFold(cv, shuffle=True, random_state=split.seed)
+    inner = cross_val_score(clf, X, y, cv=folds).tolist()
+    t1 = time.perf_counter()
+    clf.fit(X, y)
+    t2 = time.perf_counter()
+    return {"dataset": split.dataset, "split": split.split, "candidate": name, "inner": inner,
+            "test": 100 * float(np.mean(clf.predict(Z) != split.y_test)),
+            "train": 100 * float(np.mean(clf.predict(X) != y)),
+            "nonzero": float(np.mean(np.count_nonzero(clf.tree_.W, axis=1))),
+            "cv_seconds": t1 - t0, "fit_seconds": t2 - t1}
+
+
+def load(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def choose(recs, names, rule):
+    """The record a rule picks among ``names`` (ties: order of ``names``)."""
+    by = {r["candidate"]: r for r in recs}
+    names = [n for n in names if n in by]
+    mean = np.array([np.mean(by[n]["inner"]) for n in names])
+    if rule == "max":
+        return by[names[int(np.argmax(mean))]]
+    # one standard error: the simplest candidate (SIMPLE order) within 1 SE of the best
+    best = int(np.argmax(mean))
+    k = len(by[names[best]]["inner"])
+    se = np.std(by[names[best]]["inner"], ddof=1) / np.sqrt(k)
+    near = [n for n, m in zip(names, mean) if m >= mean[best] - se]
+    return by[min(near, key=SIMPLE.index)]
+
+
+def summarise(rows, subsets, rules=("max", "1se")):
+    """Markdown: held-out test error % of each candidate and each (subset, rule)."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["dataset"], {}).setdefault(r["split"], []).append(r)
+    cols = list(CANDIDATES) + [f"{'+'.join(s)}:{rule}" for s in subsets for rule in rules]
+    lines = ["| data | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 1)]
+    for data, splits in groups.items():
+        full = {k: v for k, v in splits.items()}
+        cells = []
+        for c in CANDIDATES:
+            t = [r["test"] for v in full.values() for r in v if r["candidate"] == c]
+            cells.append(f"{np.mean(t):.1f}" if len(t) == len(full) else "")
+        for s in subsets:
+            for rule in rules:
+                ok = all(all(any(r["candidate"] == n for r in v) for n in s)
+                         for v in full.values())
+                cells.append(f"{np.mean([choose(v, s, rule)['test'] for v in full.values()]):.1f}"
+                             if ok else "")
+        lines.append(f"| {data} ({len(full)}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m experiments.selection",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--data", nargs="+", default=list(ORDER))
+    p.add_argument("--candidates", nargs="+", default=list(CANDIDATES))
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--out", default="results")
+    p.add_argument("--summary", action="store_true", help="print the summary only")
+    args = p.parse_args(argv)
+    path = os.path.join(args.out, "selection.jsonl")
+    if not args.summary:
+        os.makedirs(args.out, exist_ok=True)
+        done = {(r["dataset"], r["split"], r["candidate"]) for r in load(path)}
+        jobs = [(s, c) for s in quality.splits(args.data) for c in args.candidates
+                if (s.dataset, s.split, c) not in done]
+        with open(path, "a") as fh:
+            for rec in Parallel(n_jobs=args.jobs, return_as="generator_unordered")(
+                    delayed(record)(s, c) for s, c in jobs):
+                fh.write(json.dumps(rec) + "\n")
+                fh.flush()
+    base = ["a0", "a0.3", "a1", "a3"]
+    subsets = [base, base + ["axis"], base + ["a10", "axis"], base + ["axis", "mf3-a0.3"],
+               list(CANDIDATES)]
+    subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
+    print(summarise(load(path), subsets))
+
+
+if __name__ == "__main__":
+    main()
