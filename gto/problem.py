@@ -70,6 +70,7 @@ class PreparedData:
         _, codes = np.unique(ym, return_inverse=True)
         order = np.argsort(codes.reshape(-1)[keep], kind="stable")  # group points by class
         Xm, ym, wm = Xm[keep][order], ym[keep][order], wm[keep][order]
+        self.X_points = Xm  # the search's points in original units
         self.scaler = Scaler(Xm, diagonal=coordinate_rows)
         Xs = self.scaler.transform(Xm)
         self.N, self.n = Xs.shape
@@ -183,9 +184,25 @@ class TreeProblem:
 
     # -- trees -----------------------------------------------------------------
     def theta_of(self, tree):
-        """Scaled (D, n + 1) parameters of a tree given in original units."""
+        """Scaled (D, n + 1) parameters of a tree given in original units.
+
+        Each point keeps the side the tree itself gives it (left iff
+        ``x @ w - gamma <= 0``): where the change of units puts a point that lies
+        on a hyperplane (a CART threshold equal to a data value) a rounding error
+        to the other side, that decision's offset moves to the middle of the gap.
+        """
         W, gamma = self.scaler.to_scaled(tree.W, tree.gamma)
-        return np.column_stack([W, gamma])
+        Theta = np.column_stack([W, gamma])
+        if tree.has_subsets or not self.N:
+            return Theta
+        left = tree.decision_values(self.X_points) <= 0
+        Z = self.X1 @ Theta.T
+        for d in range(Theta.shape[0]):
+            low = Z[left[:, d], d].max(initial=-np.inf)
+            high = Z[~left[:, d], d].min(initial=np.inf)
+            if (low > 0 or high <= 0) and low < high and np.isfinite(low + high):
+                Theta[d, -1] += (low + high) / 2
+        return Theta
 
     def tree_of(self, Theta, snap=False):
         """The tree in original units for scaled parameters ``Theta``.
