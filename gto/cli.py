@@ -317,25 +317,24 @@ def jobs(text):
     return value
 
 
-def seconds(text):
-    """argparse type: a positive finite number of seconds."""
+def _float(text, noun, low, low_ok, bound):
+    """argparse helper: a finite float >= ``low`` (> ``low`` unless ``low_ok``)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be positive seconds, got {text}")
+        raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
+    if not (value >= low if low_ok else value > low) or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
     return value
+
+
+def seconds(text):
+    """argparse type: a positive finite number of seconds."""
+    return _float(text, "a number of seconds", 0.0, False, "positive seconds")
 
 
 def _fraction(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a non-negative number, got {text}")
-    return value
+    return _float(text, "a number", 0.0, True, "a non-negative number")
 
 
 def _separator(text):
