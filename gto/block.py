@@ -45,6 +45,12 @@ RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation
 MAX_COND = 1e13  # a block more ill-conditioned than this counts as singular
 
 
+def well_conditioned(M):
+    """True if the rows ``M`` are independent within ``MAX_COND`` (the one test of
+    when a block, or a block about to be, counts as singular)."""
+    return bool(np.linalg.cond(M) <= MAX_COND)
+
+
 class SingularBlockError(ValueError):
     """The chosen tight triples are not affinely independent."""
 
@@ -84,7 +90,7 @@ class Block:
             self.Binv = np.linalg.inv(M)
         except np.linalg.LinAlgError:
             raise SingularBlockError("tight triples are not affinely independent") from None
-        if not np.all(np.isfinite(self.Binv)) or np.linalg.cond(M) > MAX_COND:
+        if not np.all(np.isfinite(self.Binv)) or not well_conditioned(M):
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
         self.G = np.ascontiguousarray((self.rows @ self.Binv).T)
         np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view

@@ -317,24 +317,24 @@ def jobs(text):
     return value
 
 
-def _float(text, noun, low, low_ok, bound):
-    """argparse helper: a finite float >= ``low`` (> ``low`` unless ``low_ok``)."""
+def _float(text, noun, bound, zero_ok):
+    """argparse helper: a finite float > 0 (>= 0 with ``zero_ok``)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be {noun}, got {text!r}") from None
-    if not (value >= low if low_ok else value > low) or value == float("inf"):
+    if not (value >= 0 if zero_ok else value > 0) or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
     return value
 
 
 def seconds(text):
     """argparse type: a positive finite number of seconds."""
-    return _float(text, "a number of seconds", 0.0, False, "positive seconds")
+    return _float(text, "a number of seconds", "positive seconds", zero_ok=False)
 
 
 def _fraction(text):
-    return _float(text, "a number", 0.0, True, "a non-negative number")
+    return _float(text, "a number", "a non-negative number", zero_ok=True)
 
 
 def _separator(text):

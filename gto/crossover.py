@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from .block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
+from .block import PIVOT_TOL, ZERO_TOL, Block, well_conditioned
 
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
@@ -92,7 +92,7 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
             cost = np.append(cost, 0.0)
             best = (None, theta, len(rows) - 1)
         _, new_theta, new = best
-        if new < n_real and np.linalg.cond(rows[tight + [new]]) > MAX_COND:
+        if new < n_real and not well_conditioned(rows[tight + [new]]):
             dependent[new] = True
             continue
         theta = new_theta

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import MAX_COND, PIVOT_RTOL, PIVOT_TOL, ZERO_TOL
+from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, well_conditioned
 
 SLOPE_TOL = 1e-10
 #: relative rounding error of a computed rate ``a_t @ M^-1 e_q``: it is about
@@ -142,7 +142,7 @@ def _well_conditioned(block, q, leave):
     """True if the block with row ``leave`` in position q is invertible within ``MAX_COND``."""
     M = block.rows[block.tight].copy()
     M[q] = block.rows[leave]
-    return bool(np.linalg.cond(M) <= MAX_COND)
+    return well_conditioned(M)
 
 
 def _entering(block, negative, reduced, degenerate):

@@ -74,7 +74,6 @@ def _parse_structure(spec):
     return children, leaves
 
 
-
 def _finite_array(name, array, shape):
     """``array`` if it has ``shape`` and only finite entries, else a ValueError naming ``name``."""
     if array.shape != shape:
@@ -82,6 +81,7 @@ def _finite_array(name, array, shape):
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or inf")
     return array
+
 
 class Tree:
     """An oblique decision tree of fixed structure.
