@@ -283,14 +283,17 @@ def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None, conflicts=N
     B = np.asarray(B, dtype=bool)
     cls = np.asarray(cls, dtype=np.int64)
     weights = np.asarray(weights, dtype=np.int64)
-    if len(np.unique(cls)) <= 1:
+    present = np.unique(cls)
+    if len(present) <= 1:
         local = ("leaf", int(cls[0]))
         return local if weights[cls[0]] <= depth else False
     if depth < 1:
         return False
-    unweighted = not np.any(weights[np.unique(cls)])
+    unweighted = not np.any(weights[present])
     if encoding not in ("depth", "pb"):
         raise ValueError(f"encoding must be 'depth' or 'pb', got {encoding!r}")
+    if encoding == "depth" and not unweighted:
+        raise ValueError("DT_depth is unweighted: the weights must be 0")
     if unweighted and depth <= 2 and B.shape[1] > SHALLOW_TESTS:
         local = shallow_tree(B, cls, depth)
         if local is False:
@@ -299,8 +302,6 @@ def tree_of_depth(B, cls, weights, depth, encoding, time_limit=None, conflicts=N
             MAX_LITERALS, np.inf if time_limit is None else LITERALS_PER_SECOND * time_limit):
         return None  # too large to build within the time: unknown, like a time-out
     elif encoding == "depth":
-        if not unweighted:
-            raise ValueError("DT_depth is unweighted: the weights must be 0")
         clauses, x, _ = encode_depth(B, cls, depth)
         model = _solve(clauses, time_limit, conflicts)
         if not model:

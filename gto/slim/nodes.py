@@ -79,9 +79,10 @@ def n_decisions(node):
     return 0 if node.is_leaf else 1 + n_decisions(node.left) + n_decisions(node.right)
 
 
-def predict(node, X):
-    """Labels of the leaves the rows of X reach (a literal walk of the nodes)."""
-    rows = rows_by_node(node, X)
+def predict(node, X, rows=None):
+    """Labels of the leaves the rows of X reach (a literal walk of the nodes, or its
+    result ``rows`` from :func:`rows_by_node` if given)."""
+    rows = rows_by_node(node, X) if rows is None else rows
     labels = np.empty(len(X), dtype=object)
     for leaf, _, _ in leaves_with_depth(node):
         labels[rows[id(leaf)]] = leaf.label

@@ -45,7 +45,6 @@ STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
 MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
-MAX_SUPPORT_CELLS = 50_000_000
 
 
 def sample_limits(max_depth_local, low=300, high=90):
@@ -252,9 +251,9 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
                     root = replace(root, path[i], new)
                     state["root"] = root
                     state["n_windows"] += 1
-                    after = predict(root, X)
-                    assert np.all(after == pred0), "a training sample changed its predicted class"
                     rows_of, heights = rows_by_node(root, X), heights_by_node(root)
+                    after = predict(root, X, rows_of)
+                    assert np.all(after == pred0), "a training sample changed its predicted class"
                     break
             if new is None:
                 done.update(path + [v])
@@ -303,16 +302,12 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
         Xr = X[rows]
         if reduction == "own":
             tests = L.window_tests(window)
-        elif reduction == "support":
-            tests = _support_tests(Xr, cls, window, ctx["thresholds"])
-            if tests is None:
-                continue
         else:
             tests = L.candidate_tests(Xr, ctx["thresholds"])
-            if tests is None or len(tests) * len(Xr) > MAX_ALL_CELLS:
-                tests = _support_tests(Xr, cls, window, ctx["thresholds"])
-                if tests is None:
-                    continue
+            if tests is not None and len(tests) * len(Xr) > MAX_ALL_CELLS:
+                tests = _support_tests(Xr, cls, window, tests)
+            if tests is None:
+                continue
         red = L.reduce_rows(L.binarize(Xr, tests), cls)
         if red is None or len(red[0]) > limit(depth):
             continue
@@ -345,10 +340,10 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
     return None
 
 
-def _support_tests(Xr, cls, window, thresholds):
-    """The window's own tests plus a greedy support set of all tests (paper §5), or None."""
-    tests = L.candidate_tests(Xr, thresholds, max_cells=MAX_SUPPORT_CELLS)
-    red = None if tests is None else L.reduce_rows(L.binarize(Xr, tests), cls)
+def _support_tests(Xr, cls, window, tests):
+    """The window's own tests plus a greedy support set of all its ``tests`` (paper §5),
+    or None."""
+    red = L.reduce_rows(L.binarize(Xr, tests), cls)
     keep = None if red is None else L.support_set(*red)
     if keep is None:
         return None
