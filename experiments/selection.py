@@ -32,6 +32,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
+from gto.estimator import _complexity as _estimator_complexity
 
 from . import quality
 
@@ -45,8 +46,6 @@ CANDIDATES = {
     "axis": {"alpha": 0.0, "max_features": 1},
     "mf3-a0.3": {"alpha": 0.3, "max_features": 3},
 }
-#: simplest first, for the one-standard-error rule
-SIMPLE = ("axis", "a10", "a3", "mf3-a0.3", "a1", "a0.3", "a0")
 ORDER = ("heart", "liver", "cancer", "diabetes", "wdbc", "australian", "spectf", "credit-g",
          quality.SYNTHETIC, "phoneme", "twonorm", "magic", "clean1")
 
@@ -77,6 +76,11 @@ def load(path):
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _complexity(name):
+    """The estimator's simplest-first key (``GTOClassifier``'s one-standard-error rule)."""
+    return _estimator_complexity({"max_features": None, **CANDIDATES[name]}, np.inf)
+
+
 def choose(recs, names, rule):
     """The record a rule picks among ``names`` (ties: order of ``names``)."""
     by = {r["candidate"]: r for r in recs}
@@ -84,12 +88,12 @@ def choose(recs, names, rule):
     mean = np.array([np.mean(by[n]["inner"]) for n in names])
     if rule == "max":
         return by[names[int(np.argmax(mean))]]
-    # one standard error: the simplest candidate (SIMPLE order) within 1 SE of the best
+    # one standard error: the simplest candidate (the estimator's order) within 1 SE of the best
     best = int(np.argmax(mean))
     k = len(by[names[best]]["inner"])
     se = np.std(by[names[best]]["inner"], ddof=1) / np.sqrt(k)
     near = [n for n, m in zip(names, mean) if m >= mean[best] - se]
-    return by[min(near, key=SIMPLE.index)]
+    return by[min(near, key=lambda n: (_complexity(n), names.index(n)))]
 
 
 def summarise(rows, subsets, rules=("max", "1se")):
@@ -100,7 +104,7 @@ def summarise(rows, subsets, rules=("max", "1se")):
     cols = list(CANDIDATES) + [f"{'+'.join(s)}:{rule}" for s in subsets for rule in rules]
     lines = ["| data | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 1)]
     for data, splits in groups.items():
-        full = {k: v for k, v in splits.items()}
+        full = splits
         cells = []
         for c in CANDIDATES:
             t = [r["test"] for v in full.values() for r in v if r["candidate"] == c]

@@ -22,7 +22,7 @@ from scipy.optimize import OptimizeResult
 
 from ._interrupt import StopRequest, stop_on_sigint
 from ._validation import check_fit_data
-from ._validation import non_numeric as _non_numeric  # also used by the estimator
+from ._validation import non_numeric
 from .objectives import OBJECTIVES, check_objective
 from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from .portfolio import run_restart as _run_one
@@ -230,7 +230,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     always the training misclassified count and :func:`gto.error` the
     paper's error without the penalty.
     """
-    if categorical_features is not None or one_group or _non_numeric(X):
+    if categorical_features is not None or one_group or non_numeric(X):
         from .one_group import optimize_categorical
 
         return optimize_categorical(
@@ -272,15 +272,16 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
                           max_features=max_features)
     start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
+    has_tree = bool(np.any(tree.W != 0))
     first = init
     if init == "auto":
-        first = "tree" if np.any(tree.W != 0) else (
+        first = "tree" if has_tree else (
             "axis" if max_features == 1 and shallow
             and len(problem.y_orig) ** 2 * problem.n ** 2 <= AXIS_WORK_LIMIT else
             "cart" if max_features is not None and complete else "greedy")
-    kinds = start_kinds(first, restarts, schedule["paper"], bool(np.any(tree.W != 0)), complete,
+    kinds = start_kinds(first, restarts, schedule["paper"], has_tree, complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
-    others = round_starts(kinds, schedule["paper"], bool(np.any(tree.W != 0)), complete)
+    others = round_starts(kinds, schedule["paper"], has_tree, complete)
     seeds = _seed_sequence(random_state).spawn(restarts + 1)
     origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
@@ -440,7 +441,7 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
         return runs
     if walk != objective:  # the walk's values are lexicographic: score its tree on ours
         fine["Theta_fun"] = fine["Theta_count"]
-        fine["fun"] = _objective_value(problem, problem.tree_of(fine["Theta_count"]), objective)
+        fine["fun"] = problem.value(objective, fine["Theta_count"])
     fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
     fine["nit"] += sum(r["nit"] for r in coarse)
     runs.append(fine)
@@ -525,5 +526,4 @@ def _finite(value):
 
 
 def _objective_value(problem, tree, objective):
-    Z = problem.X1 @ problem.theta_of(tree).T
-    return float(problem.objective(objective, Z)(problem.leaf_errors(Z)))
+    return problem.value(objective, problem.theta_of(tree))

@@ -235,8 +235,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             histories.append(history)
             used = used + int(res2.nit)
             if count2[0] < count[0]:  # scored again on the search's objective
-                Z = problem.X1 @ count2[2].T
-                value = float(problem.objective(objective, Z)(problem.leaf_errors(Z)))
+                value = problem.value(objective, count2[2])
                 count, found_at = (count2[0], value, count2[2]), found2
             res = res2 if res2.status != 0 else res  # its stop reason is the restart's
             stop = res2.status != 0 or (deadline is not None and time.time() >= deadline)

@@ -174,6 +174,11 @@ class TreeProblem:
         """Bool per point from decision values ``Zt`` (D, N): misclassified (strict rule)."""
         return misclassified(Zt, self.child_kind, self.child_index, self.mask)
 
+    def value(self, objective, Theta):
+        """The ``objective``'s value (no penalty) at scaled parameters ``Theta`` (D, n + 1)."""
+        Z = self.X1 @ np.asarray(Theta).T
+        return float(self.objective(objective, Z)(self.leaf_errors(Z)))
+
     def objective(self, name, Z=None):
         """The objective callable; the lexicographic one is scaled at ``Z``."""
         scale = 1.0
