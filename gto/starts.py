@@ -115,16 +115,14 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     count = float(problem.weight @ problem.misclassified(Zt))
     order = [d for d in range(problem.D) if d not in last] + list(last)
     # decision d's LP depends on the other decisions only: refit it only if one of
-    # them changed since its last fit (steps counted by ``clock``)
-    clock, fitted, changed = 0, np.full(problem.D, -1), np.zeros(problem.D, dtype=int)
+    # them changed since its last fit
+    stale = np.ones(problem.D, dtype=bool)
     for _ in range(rounds):
         improved = False
         for d in order:
-            others = np.delete(changed, d)
-            if fitted[d] >= 0 and (others.size == 0 or others.max() < fitted[d]):
+            if not stale[d]:
                 continue
-            clock += 1
-            fitted[d] = clock
+            stale[d] = False
             forced = []
             for side in (-1.0, 1.0):
                 Z = Zt.copy()
@@ -139,7 +137,8 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
             new = float(problem.weight @ problem.misclassified(Z))
             if new < count:
                 count, Zt, Theta[d], improved = new, Z, theta, True
-                changed[d] = clock
+                stale[:] = True
+                stale[d] = False
         if not improved:
             break
     return Theta, count
