@@ -229,12 +229,13 @@ def shallow_tree(B, cls, depth):
     side = (1 - Bi, Bi)  # side[a][:, j]: the sample goes left (a = 0) / right (a = 1) at j
 
     def pure_pairs():
-        # pure[a, b][j, t]: the samples with side a at j and side b at t have <= 1 class
+        # pure[a, b][j, t]: the samples with side a at j and side b at t have <= 1 class;
+        # pure[1, 0] is pure[0, 1] transposed (the same samples)
         out = {}
-        for a in (0, 1):
-            for b in (0, 1):
-                counts = np.stack([(side[a] * C[:, c:c + 1]).T @ side[b] for c in range(m)])
-                out[a, b] = (counts > 0).sum(axis=0) <= 1
+        for a, b in ((0, 0), (0, 1), (1, 1)):
+            counts = np.stack([(side[a] * C[:, c:c + 1]).T @ side[b] for c in range(m)])
+            out[a, b] = (counts > 0).sum(axis=0) <= 1
+        out[1, 0] = out[0, 1].T
         return out
 
     def leaf(rows):
