@@ -10,6 +10,7 @@ import gto
 import problems
 from gto.slim import improve, minimum_depth_tree, tree_of_depth
 import gto.slim.encodings as enc_mod
+import gto.slim.local as slim_local
 import gto.slim.windows as improve_mod
 
 
@@ -81,6 +82,66 @@ def test_sat_encodings_return_true_minimum_depth(seed):
     truth_w = brute_min_weighted_depth(B, cls, weights)
     _, depth_w, optimal = minimum_depth_tree(B, cls, weights, truth_w + 3, encoding="pb")
     assert (depth_w, optimal) == (truth_w, True)
+
+
+def literal_tests(X, categorical):
+    """Boolean columns "goes right" of every test on the raw values, built by a literal loop
+    (not by gto.slim): x_f > v for each value v, and x_f != v on a categorical feature."""
+    cols = []
+    for f in range(X.shape[1]):
+        for v in sorted(set(X[:, f].tolist())):
+            cols.append([x[f] > v for x in X])
+            if f in categorical:
+                cols.append([x[f] != v for x in X])
+    return np.array(cols, dtype=bool).T
+
+
+def planted_categorical(rng):
+    """<= 12 distinct samples over 2-3 features with 3-4 values each, labelled by a random
+    tree of depth <= 3 whose tests are equalities x_f == v."""
+    p = int(rng.integers(2, 4))
+    n_vals = rng.integers(3, 5, p)
+    grid = np.array(list(itertools.product(*[range(m) for m in n_vals])), dtype=float)
+    X = grid[rng.choice(len(grid), size=min(12, len(grid)), replace=False)]
+
+    def label(depth):
+        if depth == 0 or rng.random() < 0.2:
+            return int(rng.integers(3))
+        f = int(rng.integers(p))
+        return (f, float(rng.integers(n_vals[f])), label(depth - 1), label(depth - 1))
+
+    spec = label(3)
+
+    def walk(node, x):
+        if isinstance(node, int):
+            return node
+        return walk(node[2] if x[node[0]] == node[1] else node[3], x)
+
+    return X, np.array([walk(spec, x) for x in X])
+
+
+def test_equality_tests_give_the_true_minimum_depth():
+    """Windows' candidate tests with one-hot equalities (categorical features), through both
+    encodings, against brute force over every threshold and equality test on the raw values;
+    the equality tests must lower the minimum depth on some instances."""
+    lower = 0
+    for seed in range(15):
+        rng = np.random.default_rng(200 + seed)
+        X, cls = planted_categorical(rng)
+        zero = np.zeros(cls.max() + 1, dtype=int)
+        cat = list(range(X.shape[1]))
+        truth = brute_min_weighted_depth(literal_tests(X, cat), cls, zero)
+        truth_thr = brute_min_weighted_depth(literal_tests(X, []), cls, zero, max_depth=5)
+        assert truth is not None and truth <= 3
+        lower += truth < truth_thr
+        for categorical, want in ((cat, truth), ([], truth_thr)):
+            tests = slim_local.candidate_tests(X, {}, categorical)
+            B = slim_local.binarize(X, tests)
+            for enc in ("depth", "pb"):
+                local, depth, optimal = minimum_depth_tree(B, cls, zero, want + 3, encoding=enc)
+                assert (depth, optimal) == (want, True), (seed, enc, categorical)
+                assert enc_mod.classifies(local, B, cls)
+    assert lower >= 3
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -216,6 +277,88 @@ def test_improve_unpruned_sklearn_tree_keeps_every_training_class():
     assert isinstance(res.tree, gto.Tree) and res.time > 0
 
 
+def subset_path(tree, x):
+    """Leaf label of one point by a literal walk of a gto.Tree with subset decisions."""
+    kind, i = "d", 0
+    while kind == "d":
+        s = tree.subsets[i] if tree.has_subsets else None
+        left = x[s[0]] in s[1] if s is not None else x @ tree.W[i] - tree.gamma[i] <= 0
+        kind, i = tree.children[i][0 if left else 1]
+    return tree.leaf_classes[i]
+
+
+def test_categorical_features_give_one_hot_tests():
+    """y = [x0 == 2] on four codes: thresholds need depth 2, the one-hot test depth 1, and
+    the result holds it as a subset decision (0, (2,)); a seen and an unseen code follow the
+    subset rule."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.repeat(np.arange(4.0), 10), rng.integers(0, 2, 40)])
+    y = (X[:, 0] == 2).astype(int)
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert clf.get_depth() == 2
+    plain = improve(clf, X, y, time_limit=None, quiet=True)
+    assert plain.depth_after == 2 and not plain.tree.has_subsets
+    for cat in ("all", [0], [True, False]):
+        res = improve(clf, X, y, time_limit=None, categorical_features=cat, quiet=True)
+        assert res.depth_after == 1 == tree_depth(res.tree)
+        assert res.tree.subsets == [(0, (2.0,))]
+        assert np.array_equal(res.tree.predict(X), y)
+        new = np.array([[2.0, 0.0], [7.0, 1.0]])
+        assert list(res.tree.predict(new)) == [subset_path(res.tree, x) for x in new] == [1, 0]
+
+
+def subset_caterpillar(n_noise=3):
+    """A correct tree of subset decisions on codes 0..2: noise features first, then
+    y = [x0 in {1}] XOR [x1 in {0, 2}]; depth n_noise + 2 where 2 suffices."""
+    p = 2 + n_noise
+    X = np.array(list(itertools.product([0.0, 1.0, 2.0], repeat=p)))
+    y = ((X[:, 0] == 1) != np.isin(X[:, 1], [0, 2])).astype(int)
+    xor = ((0, 1), (1, 0))  # x0 == 1 left; then x1 in {0, 2} left
+    spec, subsets = xor, []
+    for _ in range(n_noise):
+        spec = (xor, spec)
+
+    def fill(node, level):
+        if isinstance(node, int):
+            return
+        if node == xor:
+            subsets.extend([(0, (1.0,)), (1, (0.0, 2.0)), (1, (0.0, 2.0))])
+            return
+        subsets.append((2 + level, (0.0, 1.0)))
+        fill(node[0], level + 1)
+        fill(node[1], level + 1)
+
+    fill(spec, 0)
+    tree = gto.Tree(spec, p, subsets=subsets)
+    assert [subset_path(tree, x) for x in X] == list(y)
+    return tree, X, y
+
+
+@pytest.mark.parametrize("categorical", [None, "all"])
+def test_subset_decision_input_tree(categorical):
+    """A gto.Tree of subset decisions: windows keep or replace them (the input tree's own
+    subsets stay available), every training class is kept and the depth falls to 2."""
+    tree, X, y = subset_caterpillar()
+    res = improve(tree, X, y, time_limit=None, categorical_features=categorical, quiet=True)
+    assert res.depth_before == 5 == tree_depth(tree)
+    assert res.depth_after == 2 == tree_depth(res.tree)
+    assert [subset_path(res.tree, x) for x in X] == list(y)
+    assert res.tree.has_subsets
+
+
+def test_subset_decisions_kept_by_gto_windows():
+    """method='gto' leaves a subset decision as it is and works below it."""
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 3, 200).astype(float), rng.uniform(size=(200, 2))])
+    y = np.where(X[:, 0] == 1, (X[:, 1] + X[:, 2] > 1).astype(int), 0)
+    tree = gto.Tree((0, (0, 1)), 3, W=np.array([[0, 0, 0], [0, 1.0, 0]]), gamma=[0, 0.5],
+                    subsets=[(0, (0.0, 2.0)), None])
+    res = improve(tree, X, y, method="gto", time_limit=None, local_time_limit=600,
+                  max_iter=200, random_state=0, quiet=True)
+    assert res.tree.subsets[0] == (0, (0.0, 2.0))
+    assert res.n_errors_after < res.n_errors_before == int(np.sum(tree.predict(X) != y))
+
+
 def test_numeric_features_and_string_labels():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(120, 3))
@@ -303,6 +446,13 @@ def test_bad_arguments():
     oblique.W = oblique.W + 0.5
     with pytest.raises(ValueError, match="axis-aligned"):
         improve(oblique, X, y, quiet=True)
+    with pytest.raises(ValueError, match="categorical_features"):
+        improve(tree, X, y, categorical_features=[7], quiet=True)
+    with pytest.raises(ValueError, match="categorical_features"):
+        improve(tree, X, y, categorical_features=[True], quiet=True)
+    strings = gto.Tree((0, 1), X.shape[1], subsets=[(0, ("a",))])
+    with pytest.raises(ValueError, match="strings"):
+        improve(strings, X, y, quiet=True)
 
 
 def test_experiment_script_prints_the_tables(capsys):

@@ -28,6 +28,7 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from .._validation import check_labels, check_X
+from ..categorical import _column_indices
 from ..optimize import as_tree
 from ..optimize import optimize as gto_optimize
 from ..progress import Progress
@@ -92,15 +93,15 @@ def _check(method, max_depth_local, time_limit, local_time_limit, encoding):
 
 
 def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=None,
-            time_limit=300.0, random_state=None, *, local_time_limit=None, encoding="auto",
-            max_iter=2000, quiet=False):
+            time_limit=300.0, random_state=None, *, categorical_features=None,
+            local_time_limit=None, encoding="auto", max_iter=2000, quiet=False):
     """Improve a decision tree window by window (DT-SLIM; module doc).
 
     Parameters
     ----------
     tree : gto.Tree or fitted sklearn DecisionTreeClassifier
-        For ``method="sat"`` every decision must be axis-aligned (one positive
-        weight), any depth.
+        For ``method="sat"`` every decision must test one feature: axis-aligned
+        (one positive weight) or a subset decision on numeric codes; any depth.
     X, y : training data.  ``"sat"`` keeps every sample's *predicted* class
         (y only sets the input checks); ``"gto"`` minimises errors against y.
     method : "sat" (minimum weighted depth windows) or "gto" (oblique windows).
@@ -113,6 +114,11 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         For "gto" an int caps the samples reaching a window (None: no cap).
     time_limit : seconds for the whole run (None: until no window improves).
     random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
+    categorical_features : None, "all", a bool mask or column indices (as
+        :func:`gto.categorical.encode`): features whose values are category
+        codes.  "sat" windows may then also use the paper's one-hot tests
+        ``x_f == v`` (subset decisions ``(f, (v,))`` in the result) beside
+        thresholds.  None: thresholds only.
     local_time_limit : seconds per window's SAT calls at stage multiple 1
         (default 20; each call also stops after ``LOCAL_CONFLICTS`` times the
         multiple solver conflicts) / per ``gto.optimize`` call (default 10).
@@ -136,6 +142,8 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     tree = as_tree(tree)
     X = check_X(X, tree.n_features)
     y = check_labels(y, len(X))
+    categorical = [] if categorical_features is None else _column_indices(
+        categorical_features, [f"x{j}" for j in range(X.shape[1])], [], "categorical_features")
     root = from_tree(tree)
     if max_depth_local is None:
         max_depth_local = 15 if method == "sat" else 3
@@ -150,12 +158,12 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
             if method == "sat":
-                if not is_axis_aligned(root) or any(np.sum(n.w) <= 0 for n in decisions(root)):
+                if not is_axis_aligned(root):
                     raise ValueError("tree: method='sat' needs axis-aligned decisions "
-                                     "(one positive weight per decision)")
+                                     "(one positive weight) or subset decisions")
                 limit = _limit_fn(max_samples_local, max_depth_local)
-                status = _run_sat(state, X, max_depth_local, limit, local_time_limit,
-                                  encoding, deadline, bar)
+                status = _run_sat(state, X, categorical, max_depth_local, limit,
+                                  local_time_limit, encoding, deadline, bar)
             else:
                 cap = max_samples_local
                 if cap is not None and (not isinstance(cap, numbers.Integral) or cap < 2):
@@ -190,7 +198,8 @@ def _remaining(deadline):
 
 
 # -- method "sat" ----------------------------------------------------------------
-def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadline, bar):
+def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, encoding,
+             deadline, bar):
     """Algorithm 1 of the paper, run in stages of growing windows.
 
     Stage k allows ``STAGES[k]`` times the sample limits and a per-call SAT
@@ -203,11 +212,13 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
     pred0 = predict(root, X)
     labels = sorted({n.label for n, _, _ in leaves_with_depth(root)}, key=repr)
     code = {lab: i for i, lab in enumerate(labels)}
-    thresholds = {}
+    own = {}
     for n in decisions(root):
-        f = int(np.flatnonzero(n.w)[0])
-        thresholds.setdefault(f, set()).add(n.gamma / n.w[f])
-    ctx = dict(X=X, code=code, labels=labels, thresholds=thresholds, encoding=encoding,
+        t = L.node_test(n)
+        own.setdefault(t[0], set()).add(t)
+    own = {f: sorted(ts) for f, ts in own.items()}
+    ctx = dict(X=X, code=code, labels=labels, tests=own, categorical=categorical,
+               encoding=encoding,
                max_depth=max_depth_local, row_id=np.unique(X, axis=0, return_inverse=True)[1]
                .ravel().astype(np.int64))
     for stage, frac in enumerate(STAGES):
@@ -303,7 +314,7 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
         if reduction == "own":
             tests = L.window_tests(window)
         else:
-            tests = L.candidate_tests(Xr, ctx["thresholds"])
+            tests = L.candidate_tests(Xr, ctx["tests"], ctx["categorical"])
             if tests is not None and len(tests) * len(Xr) > MAX_ALL_CELLS:
                 tests = _support_tests(Xr, cls, window, tests)
             if tests is None:
@@ -357,19 +368,23 @@ def _nodes_of(local, tests, labels, hanging, n_features):
     if local[0] == "leaf":
         c = local[1]
         return Node(label=labels[c]) if c < s else hanging[c - s].copy()
-    f, t = tests[local[0]]
+    f, kind, arg = tests[local[0]]
     w = np.zeros(n_features)
-    w[f] = 1.0
-    return Node(w, float(t), _nodes_of(local[1], tests, labels, hanging, n_features),
-                _nodes_of(local[2], tests, labels, hanging, n_features))
+    if kind == "le":
+        w[f] = 1.0
+    return Node(w, float(arg) if kind == "le" else 0.0,
+                _nodes_of(local[1], tests, labels, hanging, n_features),
+                _nodes_of(local[2], tests, labels, hanging, n_features),
+                subset=(f, tuple(arg)) if kind == "in" else None)
 
 
 # -- method "gto" ----------------------------------------------------------------
 def _gto_window(r, max_depth_local):
-    """Decisions of T_r within ``max_depth_local`` levels of r, r first."""
+    """Hyperplane decisions of T_r within ``max_depth_local`` levels of r, r first (a
+    subset decision and what hangs below it stay as they are)."""
     window, level = [], [r]
     for _ in range(max_depth_local):
-        level = [n for n in level if not n.is_leaf]
+        level = [n for n in level if not n.is_leaf and n.subset is None]
         window += level
         level = [c for n in level for c in (n.left, n.right)]
     return window
@@ -401,8 +416,7 @@ def _without(root, d, child):
         return child.copy()
     if root.is_leaf:
         return Node(label=root.label)
-    return Node(root.w.copy(), root.gamma, _without(root.left, d, child),
-                _without(root.right, d, child))
+    return root.split_like(_without(root.left, d, child), _without(root.right, d, child))
 
 
 def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, random_state,
@@ -413,8 +427,8 @@ def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, rand
         improved = False
         for r in decisions(state["root"]):
             root = state["root"]
-            if not _contains(root, r):
-                continue
+            if r.subset is not None or not _contains(root, r):
+                continue  # a subset decision is kept as it is
             left = _remaining(deadline)
             if left is not None and left <= 0.05:
                 return "time_limit"
@@ -500,5 +514,5 @@ def _decode_codes(node, labels, hanging, K):
             return hanging[c - K].copy()
         lab = labels[c]
         return Node(label=lab.item() if isinstance(lab, np.generic) else lab)
-    return Node(node.w.copy(), node.gamma, _decode_codes(node.left, labels, hanging, K),
-                _decode_codes(node.right, labels, hanging, K))
+    return node.split_like(_decode_codes(node.left, labels, hanging, K),
+                           _decode_codes(node.right, labels, hanging, K))
