@@ -5,6 +5,12 @@ scikit-learn trees before and after ``gto.slim.improve`` under 5-fold CV, and
     python -m experiments.slim                      # all sets, 300 s per set
     python -m experiments.slim --budget 60 --sets kr-vs-kp car --numeric none
 
+On the discrete sets (``problems.CATEGORICAL``: features are category codes)
+``improve`` gets ``categorical_features="all"``: the input tree is
+scikit-learn's, with thresholds on the codes, and the windows may also use the
+paper's one-hot tests ``x_f == v`` (subset decisions in the result).  On the
+numeric sets: thresholds only.
+
 The per-set budget is split evenly over the folds (``time_limit`` of each
 ``improve`` call = budget / folds; wall-clock seconds, so on a busy machine
 the CPU seconds, printed as ``cpu``, are fewer).  Prints tables and a JSON summary.
@@ -35,11 +41,12 @@ def folds(name, n_folds, seed=0):
 
 def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
     rows = []
+    categorical = "all" if name in problems.CATEGORICAL else None
     for k, Xtr, ytr, Xte, yte in folds(name, n_folds):
         clf = DecisionTreeClassifier(random_state=k).fit(Xtr, ytr)
         cpu = time.process_time()
         res = gto.slim.improve(clf, Xtr, ytr, method="sat", time_limit=budget / n_folds,
-                               quiet=quiet)
+                               categorical_features=categorical, quiet=quiet)
         cpu = time.process_time() - cpu
         rows.append(dict(
             dataset=name, fold=k, depth_before=res.depth_before, depth_after=res.depth_after,
@@ -47,7 +54,9 @@ def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
             acc_before=float(np.mean(clf.predict(Xte) == yte)),
             acc_after=float(np.mean(res.tree.predict(Xte) == yte)),
             train_classes_kept=bool(np.all(res.tree.predict(Xtr) == clf.predict(Xtr))),
-            windows=res.n_windows, sat_calls=res.n_sat, timeouts=res.n_timeouts,
+            one_hot_tests=int(sum(s is not None for s in res.tree.subsets)),
+            windows=res.n_windows, tried=res.n_tried, sat_calls=res.n_sat,
+            timeouts=res.n_timeouts, outcomes=res.windows,
             stage=res.stage, status=res.status, seconds=round(res.time, 1),
             cpu_seconds=round(cpu, 1)))
         if verbose:

@@ -239,6 +239,10 @@ def test_improve_finds_the_shallow_xor_tree(encoding):
     # converged means every stage (up to the largest windows) ran out of improvements
     assert res.stage == len(improve_mod.STAGES) - 1
     assert res.n_sat >= res.n_tried >= res.n_windows and res.n_timeouts == 0
+    why = res.windows
+    assert why["improved"] == res.n_windows and why["timeout"] == 0
+    assert why["improved"] + why["minimal"] + why["timeout"] == res.n_tried
+    assert 0 < why["sat_seconds"] <= res.time
 
 
 def test_small_windows_with_hanging_subtrees_keep_classes():

@@ -45,6 +45,7 @@ REDUCTIONS = ("own", "all")  # feat(T'), then every test on the window's samples
 STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the per-call SAT time
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
+WHY = ("improved", "minimal", "timeout", "too_large", "repeat", "one_decision", "sat_seconds")
 MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
 
 
@@ -134,8 +135,12 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     ``n_errors_after`` (training errors against y), ``n_windows`` (windows
     replaced), ``n_tried`` (windows solved), ``n_sat`` (SAT searches),
     ``n_timeouts`` (windows given up on a time or conflict limit), ``stage``
-    (last stage reached), ``status`` ("converged": the last stage improved
-    nothing, "time_limit" or "interrupted"), ``message``, ``time``.
+    (last stage reached), ``windows`` (outcome counts per window and feature
+    reduction looked at, "sat": "improved", "minimal" (SAT proved no
+    shallower tree), "timeout", "too_large" (over the sample limit), "repeat"
+    (failed before, unchanged), "one_decision"; and "sat_seconds" spent in
+    SAT), ``status`` ("converged": the last stage improved nothing,
+    "time_limit" or "interrupted"), ``message``, ``time``.
     """
     t0 = time.monotonic()
     _check(method, max_depth_local, time_limit, local_time_limit, encoding)
@@ -153,7 +158,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     depth_before, size_before = leaves_depth(root), size(root)
     errors_before = int(np.sum(predict(root, X) != y))
     state = dict(root=root, n_windows=0, n_tried=0, n_sat=0, n_timeouts=0, stage=0,
-                 failed={})
+                 failed={}, why=dict.fromkeys(WHY, 0))
     status = "converged"
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
@@ -185,6 +190,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         n_errors_before=errors_before, n_errors_after=errors_after,
         n_windows=state["n_windows"], n_tried=state["n_tried"], n_sat=state["n_sat"],
         n_timeouts=state["n_timeouts"], stage=state["stage"], status=status,
+        windows={k: round(v, 2) for k, v in state["why"].items()},
         message=messages[status], success=status != "interrupted",
         time=time.monotonic() - t0)
 
@@ -298,8 +304,10 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
                 return red is not None and len(red[0]) <= limit(depth)
             return len(np.unique(ctx["row_id"][rows] * len(weights) + cls)) <= limit(depth)
 
+        why = state["why"]
         window = L.grow_window(r, rows_of, heights, code, ctx["max_depth"], fits)
         if not fits(window):
+            why["too_large"] += 1
             continue
         rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code,
                                                                       heights)
@@ -307,8 +315,10 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
         key = (reduction,) + tuple(id(n) for n in window) + tuple(
             (id(u), heights[id(u)]) for u in hanging)
         if key in state["failed"]:
+            why["repeat"] += 1
             continue
         if depth < 2 and len(np.unique(cls)) > 1:
+            why["one_decision"] += 1
             continue  # one decision separating two classes cannot get shallower
         Xr = X[rows]
         if reduction == "own":
@@ -318,9 +328,11 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
             if tests is not None and len(tests) * len(Xr) > MAX_ALL_CELLS:
                 tests = _support_tests(Xr, cls, window, tests)
             if tests is None:
+                why["too_large"] += 1
                 continue
         red = L.reduce_rows(L.binarize(Xr, tests), cls)
         if red is None or len(red[0]) > limit(depth):
+            why["too_large"] += 1
             continue
         B, c = red
         # safe window (Corollary 1): the unweighted depth bounds the weighted one
@@ -338,13 +350,17 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
             if left <= 0:
                 timed_out, failed = True, False
                 break
+            t_sat = time.monotonic()
             local, _, optimal = minimum_depth_tree(B, c, w_use, below, ctx["encoding"],
                                                    time_limit=left, conflicts=ctx["conflicts"])
+            why["sat_seconds"] += time.monotonic() - t_sat
             state["n_sat"] += 1
             if local is None and not optimal:
                 timed_out, failed = True, False
             if local is not None and weighted_depth(local, weights) < wdepth:
+                why["improved"] += 1
                 return _nodes_of(local, tests, ctx["labels"], hanging, X.shape[1])
+        why["minimal" if failed else "timeout"] += 1
         if failed:
             state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
     state["n_timeouts"] += timed_out
