@@ -4,6 +4,7 @@ scikit-learn trees before and after ``gto.slim.improve`` under 5-fold CV, and
 
     python -m experiments.slim                      # all sets, 300 s per set
     python -m experiments.slim --budget 60 --sets kr-vs-kp car --numeric none
+    python -m experiments.slim --sets none --numeric none --gto-sets none --solvers splice
 
 On the discrete sets (``problems.CATEGORICAL``: features are category codes)
 ``improve`` gets ``categorical_features="all"``: the input tree is
@@ -61,6 +62,42 @@ def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
             cpu_seconds=round(cpu, 1)))
         if verbose:
             print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+SOLVERS = ("glucose4", "cadical153", "cadical195")
+
+
+def solver_rows(name, budget, solvers=SOLVERS):
+    """Replay the SAT calls of one ``improve`` run (fold 0 of ``name``, ``budget`` seconds)
+    through each python-sat solver with the same conflict budgets (10 s cap per call):
+    total seconds and verdicts per solver."""
+    from gto.slim import encodings
+
+    calls, real = [], encodings._solve
+
+    def record(clauses, time_limit, conflicts=None, solver_name=None):
+        calls.append((clauses, conflicts))
+        return real(clauses, time_limit, conflicts, solver_name)
+
+    _, Xtr, ytr, _, _ = next(folds(name, 5))
+    clf = DecisionTreeClassifier(random_state=0).fit(Xtr, ytr)
+    encodings._solve = record
+    try:
+        gto.slim.improve(clf, Xtr, ytr, time_limit=budget, quiet=True,
+                         categorical_features="all" if name in problems.CATEGORICAL else None)
+    finally:
+        encodings._solve = real
+    rows = []
+    for solver in solvers:
+        t0, verdicts = time.monotonic(), []
+        for clauses, conflicts in calls:
+            out = real(clauses, 10.0, conflicts, solver)
+            verdicts.append("unknown" if out is None else "sat" if out else "unsat")
+        rows.append(dict(dataset=name, solver=solver, calls=len(calls),
+                         seconds=round(time.monotonic() - t0, 1),
+                         **{v: verdicts.count(v) for v in ("sat", "unsat", "unknown")}))
+        print(json.dumps(rows[-1]), flush=True)
     return rows
 
 
@@ -140,6 +177,10 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per set (all folds)")
     ap.add_argument("--gto-budget", type=float, default=300.0, help="seconds per set, 'gto'")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--solvers", nargs="*", default=[],
+                    help="sets whose fold-0 SAT calls are replayed through each solver "
+                         f"{SOLVERS} (with --solver-budget seconds of improve)")
+    ap.add_argument("--solver-budget", type=float, default=40.0)
     ap.add_argument("--json", action="store_true", help="also print all rows as JSON")
     ap.add_argument("--verbose", action="store_true", help="print each fold's row as it ends")
     args = ap.parse_args(argv)
@@ -161,6 +202,9 @@ def main(argv=None):
               f"{args.gto_budget:g} s per set ==")
         print_gto(rows)
         out["gto"] = dict(rows=rows)
+    if args.solvers:
+        print("\n== the same SAT calls through each solver ==")
+        out["solvers"] = [r for name in args.solvers for r in solver_rows(name, args.solver_budget)]
     print(f"\ntotal {time.monotonic() - t0:.0f} s")
     if args.json:
         print(json.dumps(out, indent=1))

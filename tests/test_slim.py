@@ -470,3 +470,9 @@ def test_experiment_script_prints_the_tables(capsys):
     assert len(rows) == 2 and all(r["train_classes_kept"] for r in rows)
     assert all(r["depth_after"] <= r["depth_before"] for r in rows)
     assert all(r["errors_after"] <= r["errors_before"] for r in out["gto"]["rows"])
+    out = script.main(["--sets", "none", "--numeric", "none", "--gto-sets", "none",
+                       "--solvers", "monk1", "--solver-budget", "2"])
+    rows = out["solvers"]
+    assert [r["solver"] for r in rows] == list(script.SOLVERS) and rows[0]["calls"] > 0
+    # three different solvers, no conflict budget hit on monk1: the same verdicts
+    assert len({(r["sat"], r["unsat"], r["unknown"]) for r in rows}) == 1

@@ -31,17 +31,18 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-SOLVER = "glucose4"  # the paper's Glucose 4.1; supports interrupts for time limits
+SOLVER = "glucose4"  # the paper's Glucose 4.1; faster here than CaDiCaL (experiments.slim --solvers)
 SWITCH_DEPTH = 10  # paper §6: DT_depth up to depth 10, DT_pb above
 MAX_LITERALS = 20_000_000  # larger encodings are not built (tree_of_depth returns None)
 LITERALS_PER_SECOND = 2_000_000  # nor those that would take longer than the time limit to build
 SHALLOW_TESTS = 16  # depth <= 2 over more tests than this: enumeration (shallow_tree)
 
 
-def _solve(clauses, time_limit, conflicts=None):
+def _solve(clauses, time_limit, conflicts=None, solver_name=None):
     """Model (set of true variables) if satisfiable, False if not, None on time-out or when
-    the solver used up ``conflicts`` conflicts (a load-independent effort bound)."""
-    with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+    the solver used up ``conflicts`` conflicts (a load-independent effort bound).
+    ``solver_name``: a python-sat solver name (default :data:`SOLVER`)."""
+    with Solver(name=solver_name or SOLVER, bootstrap_with=clauses) as solver:
         if conflicts is not None:
             solver.conf_budget(int(conflicts))
         timer = None
