@@ -146,20 +146,52 @@ def test_equality_tests_give_the_true_minimum_depth():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_shallow_enumeration_matches_brute_force(seed, monkeypatch):
-    """Depth <= 2 by counting (used over many tests instead of SAT) against brute force,
-    directly and through tree_of_depth."""
+    """Depth <= 3 by counting (used over many tests instead of SAT) against brute force,
+    directly and (depth <= 2) through tree_of_depth; on planted categorical instances and
+    random classes, so minimum depths 0 to 4 all occur."""
     rng = np.random.default_rng(100 + seed)
-    B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+    if seed % 3 == 0:
+        X, cls = planted_categorical(rng)
+        B = literal_tests(X, list(range(X.shape[1])))
+    else:
+        B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+        if seed % 3 == 2:  # random classes: minimum depth often 4
+            cls = rng.integers(0, 2 + seed % 2, len(cls))
     zero = np.zeros(cls.max() + 1, dtype=int)
-    truth = brute_min_weighted_depth(B, cls, zero)
+    truth = brute_min_weighted_depth(B, cls, zero, max_depth=4)
     monkeypatch.setattr(enc_mod, "SHALLOW_TESTS", 0)
-    for depth in (1, 2):
-        for local in (enc_mod.shallow_tree(B, cls, depth),
-                      tree_of_depth(B, cls, zero, depth, "depth")):
+    for depth in (1, 2, 3):
+        found = [enc_mod.shallow_tree(B, cls, depth)]
+        if depth <= 2:
+            found.append(tree_of_depth(B, cls, zero, depth, "depth"))
+        for local in found:
             assert (local is not False) == (truth <= depth)
             if local is not False:
                 assert enc_mod.classifies(local, B, cls)
                 assert max(d for _, d in enc_mod.leaf_depths(local)) <= depth
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_depth_three_enumeration_refutes(seed):
+    """Depth-3 counting against brute force where the minimum depth is 3 or 4: parity of
+    3 or 4 of 5 bits, and random classes on all 16 points of 4 bits."""
+    rng = np.random.default_rng(300 + seed)
+    B = ((np.arange(32)[:, None] >> np.arange(5)) & 1).astype(bool)
+    if seed < 4:
+        bits = rng.permutation(5)[:3 + seed % 2]
+        cls = B[:, bits].sum(axis=1) % 2
+    else:
+        B = B[:16, :4]
+        cls = rng.integers(0, 2, 16)
+    B = B[:, rng.permutation(B.shape[1])]
+    truth = brute_min_weighted_depth(B, cls, np.zeros(2, dtype=int), max_depth=5)
+    local = enc_mod.shallow_tree(B, cls, 3)
+    assert (local is not False) == (truth <= 3)
+    if seed < 4:
+        assert truth == 3 + seed % 2
+    if local is not False:
+        assert enc_mod.classifies(local, B, cls)
+        assert max(d for _, d in enc_mod.leaf_depths(local)) <= 3
 
 
 def test_conflict_budget_gives_up_without_a_verdict():
@@ -228,8 +260,23 @@ def tree_depth(tree):
     return int(np.abs(tree.sides).sum(axis=1).max())
 
 
+@pytest.fixture
+def windows_only(monkeypatch):
+    """Without the whole-tree count at depth <= 3, so that windows do the work."""
+    monkeypatch.setattr(improve_mod, "_shallow_whole", lambda *args: None)
+
+
+def test_whole_tree_by_counting():
+    """The whole instance at depth <= 3 by counting before any window: XOR in depth 2."""
+    tree, X, y = caterpillar_xor()
+    res = improve(tree, X, y, time_limit=None, quiet=True)
+    assert res.depth_after == 2 == tree_depth(res.tree)
+    assert res.windows["whole"] == 1 and res.windows["improved"] == 0 == res.n_windows - 1
+    assert np.all(res.tree.predict(X) == y)
+
+
 @pytest.mark.parametrize("encoding", ["auto", "pb"])
-def test_improve_finds_the_shallow_xor_tree(encoding):
+def test_improve_finds_the_shallow_xor_tree(encoding, windows_only):
     tree, X, y = caterpillar_xor()
     res = improve(tree, X, y, time_limit=None, encoding=encoding, quiet=True)
     assert res.depth_before == 5 == tree_depth(tree)
@@ -240,12 +287,12 @@ def test_improve_finds_the_shallow_xor_tree(encoding):
     assert res.stage == len(improve_mod.STAGES) - 1
     assert res.n_sat >= res.n_tried >= res.n_windows and res.n_timeouts == 0
     why = res.windows
-    assert why["improved"] == res.n_windows and why["timeout"] == 0
+    assert why["improved"] == res.n_windows and why["timeout"] == why["whole"] == 0
     assert why["improved"] + why["minimal"] + why["timeout"] == res.n_tried
     assert 0 < why["sat_seconds"] <= res.time
 
 
-def test_small_windows_with_hanging_subtrees_keep_classes():
+def test_small_windows_with_hanging_subtrees_keep_classes(windows_only):
     """Windows of depth <= 3 on a depth-7 tree: special classes and weights at work."""
     tree, X, y = caterpillar_xor(n_noise=5)
     res = improve(tree, X, y, max_depth_local=3, time_limit=None, quiet=True)
@@ -254,7 +301,7 @@ def test_small_windows_with_hanging_subtrees_keep_classes():
     assert np.all(res.tree.predict(X) == tree.predict(X))
 
 
-def test_window_with_hanging_subtrees_is_rebalanced():
+def test_window_with_hanging_subtrees_is_rebalanced(windows_only):
     """A depth-3 chain over x2, x3, x4 above four different subtrees: with the feature
     x5 = x2 or x3 the window has a depth-2 replacement, so the depth falls from 5 to 4
     and every subtree must land under its own special leaf."""
@@ -291,7 +338,7 @@ def subset_path(tree, x):
     return tree.leaf_classes[i]
 
 
-def test_categorical_features_give_one_hot_tests():
+def test_categorical_features_give_one_hot_tests(windows_only):
     """y = [x0 == 2] on four codes: thresholds need depth 2, the one-hot test depth 1, and
     the result holds it as a subset decision (0, (2,)); a seen and an unseen code follow the
     subset rule."""
@@ -339,7 +386,7 @@ def subset_caterpillar(n_noise=3):
 
 
 @pytest.mark.parametrize("categorical", [None, "all"])
-def test_subset_decision_input_tree(categorical):
+def test_subset_decision_input_tree(categorical, windows_only):
     """A gto.Tree of subset decisions: windows keep or replace them (the input tree's own
     subsets stay available), every training class is kept and the depth falls to 2."""
     tree, X, y = subset_caterpillar()

@@ -34,7 +34,7 @@ from ..optimize import optimize as gto_optimize
 from ..progress import Progress
 from ..tree import Tree
 from . import local as L
-from .encodings import minimum_depth_tree, weighted_depth
+from .encodings import minimum_depth_tree, shallow_tree, weighted_depth
 from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned,
                     leaves_with_depth, n_decisions, predict, prune_empty, replace,
                     rows_by_node, size, to_tree)
@@ -45,8 +45,9 @@ REDUCTIONS = ("own", "all")  # feat(T'), then every test on the window's samples
 STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the per-call SAT time
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
-WHY = ("improved", "minimal", "timeout", "too_large", "repeat", "one_decision", "sat_seconds")
-MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
+WHY = ("whole", "improved", "minimal", "timeout", "too_large", "repeat", "one_decision", "sat_seconds")
+MAX_ALL_CELLS = 200_000
+WHOLE_FLOPS = 1e11  # the whole instance is tried at depth 3 by counting up to ~ n k^3 m this  # samples x tests above which "all" falls back to a support set
 
 
 def sample_limits(max_depth_local, low=300, high=90):
@@ -136,7 +137,8 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     replaced), ``n_tried`` (windows solved), ``n_sat`` (SAT searches),
     ``n_timeouts`` (windows given up on a time or conflict limit), ``stage``
     (last stage reached), ``windows`` (outcome counts per window and feature
-    reduction looked at, "sat": "improved", "minimal" (SAT proved no
+    reduction looked at, "sat": "whole" (1 when the whole tree was replaced by
+    a tree of depth <= 3 found by counting), "improved", "minimal" (SAT proved no
     shallower tree), "timeout", "too_large" (over the sample limit), "repeat"
     (failed before, unchanged), "one_decision"; and "sat_seconds" spent in
     SAT), ``status`` ("converged": the last stage improved nothing,
@@ -227,6 +229,12 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
                encoding=encoding,
                max_depth=max_depth_local, row_id=np.unique(X, axis=0, return_inverse=True)[1]
                .ravel().astype(np.int64))
+    new = _shallow_whole(root, X, pred0, ctx)
+    if new is not None:
+        root = state["root"] = new
+        state["n_windows"] += 1
+        state["why"]["whole"] = 1
+        assert np.all(predict(root, X) == pred0), "a training sample changed its predicted class"
     for stage, frac in enumerate(STAGES):
         state["stage"] = stage
         ctx["limit"] = lambda d, frac=frac: max(2, int(round(frac * limit(d))))
@@ -277,6 +285,30 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
             bar.update(note=f"depth {leaves_depth(root)}, {state['n_windows']} windows, "
                             f"stage {stage}")
     return "converged"
+
+
+def _shallow_whole(root, X, pred0, ctx):
+    """The whole tree as a window with every candidate test, at depth 1, 2, 3 below the
+    tree's depth, by counting (:func:`encodings.shallow_tree`): exact and cheap enough for
+    the whole instance, which is far over the windows' sample limits (depth 3 only while
+    n k^3 m <= ``WHOLE_FLOPS``).  Returns new nodes or None."""
+    depth = leaves_depth(root)
+    tests = L.candidate_tests(X, ctx["tests"], ctx["categorical"])
+    if depth < 2 or tests is None:
+        return None
+    cls = np.array([ctx["code"][p] for p in pred0], dtype=np.int64)
+    red = L.reduce_rows(L.binarize(X, tests), cls)
+    if red is None:
+        return None
+    B, c = red
+    n, k = B.shape
+    for d in range(1, min(3, depth - 1) + 1):
+        if d == 3 and n * k**3 * (c.max() + 1) > WHOLE_FLOPS:
+            break
+        local = shallow_tree(B, c, d)
+        if local is not False:
+            return _nodes_of(local, tests, ctx["labels"], [], X.shape[1])
+    return None
 
 
 def _sat_window(r, rows_of, heights, ctx, time_limit, state):
