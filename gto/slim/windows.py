@@ -1,6 +1,8 @@
 """``gto.slim.improve``: DT-SLIM local improvement (Schidler & Szeider 2021, Algorithm 1).
 
-``method="sat"``: repeatedly take a deepest leaf not yet finished, and on its
+``method="sat"``: first the whole instance at depth <= 3 by counting (exact,
+cheap where SAT over all samples is not; :func:`encodings.shallow_tree`);
+then repeatedly take a deepest leaf not yet finished, and on its
 path (from the highest ancestor reached by few samples, then upwards, then
 the ancestors below it) grow a
 window, build its weighted local instance (``local.py``), reduce features
@@ -45,9 +47,10 @@ REDUCTIONS = ("own", "all")  # feat(T'), then every test on the window's samples
 STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the per-call SAT time
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
-WHY = ("whole", "improved", "minimal", "timeout", "too_large", "repeat", "one_decision", "sat_seconds")
-MAX_ALL_CELLS = 200_000
-WHOLE_FLOPS = 1e11  # the whole instance is tried at depth 3 by counting up to ~ n k^3 m this  # samples x tests above which "all" falls back to a support set
+MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
+WHOLE_FLOPS = 1e11  # the whole instance is tried at depth 3 by counting up to n k^3 m this
+WHY = ("whole", "improved", "minimal", "timeout", "too_large", "repeat", "one_decision",
+       "sat_seconds")  # outcome counts of the windows (improve's result ``windows``)
 
 
 def sample_limits(max_depth_local, low=300, high=90):
