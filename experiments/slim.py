@@ -57,7 +57,8 @@ def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
             train_classes_kept=bool(np.all(res.tree.predict(Xtr) == clf.predict(Xtr))),
             one_hot_tests=int(sum(s is not None for s in res.tree.subsets)),
             windows=res.n_windows, tried=res.n_tried, sat_calls=res.n_sat,
-            timeouts=res.n_timeouts, outcomes=res.windows,
+            timeouts=res.n_timeouts,
+            outcomes={k: round(v, 1) for k, v in res.windows.items()},
             stage=res.stage, status=res.status, seconds=round(res.time, 1),
             cpu_seconds=round(cpu, 1)))
         if verbose:

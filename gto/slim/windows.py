@@ -195,7 +195,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         n_errors_before=errors_before, n_errors_after=errors_after,
         n_windows=state["n_windows"], n_tried=state["n_tried"], n_sat=state["n_sat"],
         n_timeouts=state["n_timeouts"], stage=state["stage"], status=status,
-        windows={k: round(v, 2) for k, v in state["why"].items()},
+        windows=dict(state["why"]),
         message=messages[status], success=status != "interrupted",
         time=time.monotonic() - t0)
 
