@@ -192,6 +192,9 @@ def test_depth_three_enumeration_refutes(seed):
     if local is not False:
         assert enc_mod.classifies(local, B, cls)
         assert max(d for _, d in enc_mod.leaf_depths(local)) <= 3
+    # a deadline already passed: unknown (None), never a wrong verdict
+    assert enc_mod.shallow_tree(B, cls, 3, deadline=0.0) in ((None,) if truth == 4 else
+                                                             (None, local))
 
 
 def test_conflict_budget_gives_up_without_a_verdict():

@@ -220,12 +220,13 @@ def encoding_size(shape, depth, encoding):
 
 
 # -- depth <= 3 by enumeration -------------------------------------------------
-def shallow_tree(B, cls, depth):
+def shallow_tree(B, cls, depth, deadline=None):
     """A tree of (unweighted) depth <= ``depth`` <= 3 by enumerating root and child tests,
     False if none exists.  Exact like the encodings, but a CDCL solver may need many
     conflicts to refute depth 2 over hundreds of tests, which counting does at once.
     Depth 3: every root test (best Gini split first) with depth <= 2 counted on each side;
-    about ``n k^3 m`` multiply-adds when no such tree exists."""
+    about ``n k^3 m`` multiply-adds when no such tree exists; None (unknown) if
+    ``time.monotonic()`` passes ``deadline`` before the roots are all tried."""
     m = int(cls.max()) + 1
     C = np.eye(m)[cls]  # (n, m); float: the counts below are BLAS products, exact below 2^53
     Bi = B.astype(np.float64)
@@ -266,7 +267,7 @@ def shallow_tree(B, cls, depth):
     splits = B.any(axis=0) & ~B.all(axis=0)
     root = left_ok.any(axis=1) & right_ok.any(axis=1) & splits
     if not root.any():
-        return False if depth < 3 else _three(B, cls, C, splits)
+        return False if depth < 3 else _three(B, cls, C, splits, deadline)
     j = int(np.flatnonzero(root)[0])
     go = B[:, j]
     parts = []
@@ -278,7 +279,7 @@ def shallow_tree(B, cls, depth):
     return (j, parts[0], parts[1])
 
 
-def _three(B, cls, C, splits):
+def _three(B, cls, C, splits, deadline):
     """Depth 3 (none of depth <= 2 exists): a root test whose two sides have depth <= 2."""
     right = B.T.astype(np.float64) @ C  # (k, m) class counts on the right of each test
     left = C.sum(axis=0) - right
@@ -286,6 +287,8 @@ def _three(B, cls, C, splits):
                for part in (left, right) for n in [part.sum(axis=1)])
     rows = np.arange(len(cls))
     for j in np.flatnonzero(splits)[np.argsort(gini[splits], kind="stable")]:
+        if deadline is not None and time.monotonic() > deadline:
+            return None
         go = B[:, j]
         parts = []
         for sub in (rows[~go], rows[go]):

@@ -232,7 +232,7 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
                encoding=encoding,
                max_depth=max_depth_local, row_id=np.unique(X, axis=0, return_inverse=True)[1]
                .ravel().astype(np.int64))
-    new = _shallow_whole(root, X, pred0, ctx)
+    new = _shallow_whole(root, X, pred0, ctx, deadline)
     if new is not None:
         root = state["root"] = new
         state["n_windows"] += 1
@@ -290,11 +290,11 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
     return "converged"
 
 
-def _shallow_whole(root, X, pred0, ctx):
+def _shallow_whole(root, X, pred0, ctx, deadline=None):
     """The whole tree as a window with every candidate test, at depth 1, 2, 3 below the
     tree's depth, by counting (:func:`encodings.shallow_tree`): exact and cheap enough for
     the whole instance, which is far over the windows' sample limits (depth 3 only while
-    n k^3 m <= ``WHOLE_FLOPS``).  Returns new nodes or None."""
+    n k^3 m <= ``WHOLE_FLOPS``, and given up at ``deadline``).  Returns new nodes or None."""
     depth = leaves_depth(root)
     tests = L.candidate_tests(X, ctx["tests"], ctx["categorical"])
     if depth < 2 or tests is None:
@@ -308,7 +308,9 @@ def _shallow_whole(root, X, pred0, ctx):
     for d in range(1, min(3, depth - 1) + 1):
         if d == 3 and n * k**3 * (c.max() + 1) > WHOLE_FLOPS:
             break
-        local = shallow_tree(B, c, d)
+        local = shallow_tree(B, c, d, deadline)
+        if local is None:
+            return None
         if local is not False:
             return _nodes_of(local, tests, ctx["labels"], [], X.shape[1])
     return None
