@@ -240,7 +240,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             sample_weight=sample_weight, init=init, options=options, alpha=alpha,
             max_features=max_features, verbose=verbose,
         )
-    t0 = time.perf_counter()
+    t0, origin = time.perf_counter(), time.time()  # the time limit counts the set-up too
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
     if callback is not None and n_jobs != 1 and restarts > 1:
@@ -283,7 +283,6 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
                         cart_second=first == "greedy" and max_features is not None and complete)
     others = round_starts(kinds, schedule["paper"], has_tree, complete)
     seeds = _seed_sequence(random_state).spawn(restarts + 1)
-    origin = time.time()
     deadline = None if time_limit is None else origin + time_limit
     stop = StopRequest()
     sequential = n_jobs == 1 or restarts == 1
