@@ -22,9 +22,13 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   tree).  The first restart's later rounds start from the other starts of the
   portfolio (:func:`round_starts`: a given tree is one start of several), then
   from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
-  from the best tree itself), each refined again.  A restart ends after
+  from the best tree itself), each refined again.  Polish runs are raced
+  (``race``, :data:`RACE`): every quarter of ``polish`` moves, a run whose fewest
+  errors exceed 1.1 x the restart's best + 2 ends, so a hopeless kick costs a
+  fraction of a round.  A restart ends after
   ``max_iter`` moves, at the time limit, at a tree without errors or (without a
-  time limit) after ``patience`` rounds without fewer errors.  Round lengths scale with the
+  time limit) after ``patience`` rounds' worth of moves (``round_iter + polish``
+  each) without fewer errors.  Round lengths scale with the
   number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
   ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
   edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
