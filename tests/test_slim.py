@@ -276,6 +276,24 @@ def test_whole_tree_by_counting():
     assert res.depth_after == 2 == tree_depth(res.tree)
     assert res.windows["whole"] == 1 and res.windows["improved"] == 0 == res.n_windows - 1
     assert np.all(res.tree.predict(X) == y)
+    # parity of x0, x1, x2 under a complete tree that tests x3 and x4 first: depth 5 -> 3
+    X = np.array(list(itertools.product([0.0, 1.0], repeat=5)))
+    order = [3, 4, 0, 1, 2]
+    W = []
+
+    def full(level, bits):  # preorder: this decision's row, then the left and right subtrees
+        if level == 5:
+            return int((bits[0] + bits[1] + bits[2]) % 2)
+        W.append(np.eye(5)[order[level]])
+        return tuple(full(level + 1, {**bits, order[level]: b}) for b in (0, 1))
+
+    spec = full(0, {})
+    tree = gto.Tree(spec, 5, W=np.array(W), gamma=np.full(len(W), 0.5))
+    y = X[:, :3].sum(axis=1) % 2
+    assert np.all(tree.predict(X) == y) and tree_depth(tree) == 5
+    res = improve(tree, X, y, time_limit=None, quiet=True)
+    assert res.windows["whole"] == 1 and res.depth_after == 3 == tree_depth(res.tree)
+    assert np.all(res.tree.predict(X) == y)
 
 
 @pytest.mark.parametrize("encoding", ["auto", "pb"])
