@@ -7,6 +7,7 @@ stratified cross-validation over a small grid when set to ``"auto"``.
 from __future__ import annotations
 
 import numbers
+import time
 from itertools import product
 
 import numpy as np
@@ -20,12 +21,15 @@ from threadpoolctl import threadpool_limits
 from ._validation import non_numeric
 from .optimize import optimize, stop_if_interrupted
 from .starts import is_complete
+from .status import Status
+from .svm_start import svm_tree
 from .tree import as_tree
 from .tree import Tree
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
+SVM_C_GRID = (0.01, 0.1, 1.0)
 SELECTIONS = ("best", "1se")
 
 
@@ -138,7 +142,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
                  init="auto", alpha="auto", max_features=None, cv=5, selection="1se",
-                 verbose=0, categorical_features=None, one_group=False):
+                 svm=True, verbose=0, categorical_features=None, one_group=False):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -154,6 +158,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.max_features = max_features
         self.cv = cv
         self.selection = selection
+        self.svm = svm
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.one_group = one_group
@@ -174,6 +179,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 isinstance(c, numbers.Integral) or hasattr(c, "split") or np.iterable(c)):
             raise ValueError(f"cv must be an int >= 2, a CV splitter or an iterable of "
                              f"(train, test) index pairs, got {c!r}")
+        if not isinstance(self.svm, (bool, np.bool_)):
+            raise TypeError(f"svm must be True or False, got {self.svm!r}")
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if isinstance(self.init, str):
@@ -226,15 +233,21 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         budgets of ``MAX_FEATURES_GRID`` without a penalty (not the product: a
         budget of one feature needs no penalty, and the product would cost
         ``len(ALPHA_GRID)`` times more fits).  One "auto": that parameter's grid
-        with the other as given."""
+        with the other as given.  With ``alpha="auto"``, ``svm`` and no warm start
+        the linear-SVM trees of ``SVM_C_GRID`` come last (``alpha`` None)."""
         alphas = ALPHA_GRID if isinstance(self.alpha, str) else (float(self.alpha),)
         budgets = (self.max_features,)
         if isinstance(self.max_features, str):
             budgets = [m for m in MAX_FEATURES_GRID if m is None or m < n_features]
         if isinstance(self.alpha, str) and isinstance(self.max_features, str):
-            return ([{"alpha": a, "max_features": None} for a in alphas]
+            grid = ([{"alpha": a, "max_features": None} for a in alphas]
                     + [{"alpha": 0.0, "max_features": m} for m in budgets if m is not None])
-        return [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
+        else:
+            grid = [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
+        grid = [{**g, "svm_C": None} for g in grid]
+        if isinstance(self.alpha, str) and self.svm and isinstance(self.init, str):
+            grid += [{"alpha": None, "max_features": None, "svm_C": c} for c in SVM_C_GRID]
+        return grid
 
     def _starts(self, tree, params):
         """The ``init`` values of :func:`optimize` to run: the warm start or the portfolio
@@ -251,14 +264,18 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
-        :func:`optimize` chooses among its restarts."""
+        :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
+        is the linear-SVM tree instead (:func:`gto.svm_start.svm_tree`, no search)."""
+        if params["svm_C"] is not None:
+            return _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state))
         best = None
         for init in self._starts(tree, params):
             res = optimize(
                 tree, X, y, objective=self.objective, method=self.method, p=self.p,
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                verbose=verbose, **params, **self._categorical,
+                verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
+                **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -286,8 +303,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         scores = np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), n_splits)
         mean = scores.mean(axis=1)
         results = {"params": grid,
-                   "param_alpha": np.array([g["alpha"] for g in grid], dtype=float),
-                   "param_max_features": np.array([g["max_features"] for g in grid], dtype=object)}
+                   "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
+                                            for g in grid], dtype=float),
+                   "param_max_features": np.array([g["max_features"] for g in grid], dtype=object),
+                   "param_svm_C": np.array([np.nan if g["svm_C"] is None else g["svm_C"]
+                                            for g in grid], dtype=float)}
         for k in range(n_splits):
             results[f"split{k}_test_score"] = scores[:, k]
         order = np.lexsort((np.arange(len(grid)), -np.round(mean, 12)))
@@ -330,13 +350,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
                      "max_features": None if isinstance(self.max_features, str)
-                     else self.max_features}]
+                     else self.max_features, "svm_C": None}]
         with threadpool_limits(limits=1, user_api="blas"):  # see BLAS_THREADS below
             self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
             if self.cv_results_ is None:
                 self.best_index_ = None
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
+            self.svm_C_ = params["svm_C"]
             self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
@@ -400,8 +421,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
 
 def _complexity(params, n_features):
-    """Sort key of a grid point, simplest first: fewer features per decision, then
-    a larger penalty (for the one-standard-error rule)."""
+    """Sort key of a grid point, simplest first (for the one-standard-error rule):
+    the linear-SVM trees (convex max-margin fits, smaller ``C`` first), then the
+    searched trees by fewer features per decision, then a larger penalty."""
+    if params.get("svm_C") is not None:
+        return (0, params["svm_C"])
     budget = params["max_features"] or n_features
     return (min(budget, n_features), -params["alpha"])
 
@@ -411,6 +435,19 @@ def _seed(random_state):
     if isinstance(random_state, np.random.Generator):
         return int(random_state.integers(2**31))
     return random_state
+
+
+def _svm_result(tree, X, y, w, C, seed):
+    """The linear-SVM tree as an ``OptimizeResult`` like :func:`optimize`'s (``nit``: the
+    SVM solver's iterations)."""
+    from scipy.optimize import OptimizeResult
+
+    t0 = time.perf_counter()
+    fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed)
+    n_errors = fitted.n_errors(X, y, w)
+    return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
+                          status=Status.SUCCESS, success=True, time=time.perf_counter() - t0,
+                          message=f"linear-SVM tree (gto.svm_start, C={C}); no search")
 
 
 def _fold_score(estimator, tree, X, y, w, params, train, test):
