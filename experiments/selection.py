@@ -9,6 +9,10 @@ configuration (fixed ``alpha``/``max_features``), records
 - the held-out test error and the training error of the refit on the whole
   training fold, and its fit time.
 
+Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
+linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
+holds for ``alpha="auto"``.
+
 A selection rule over a candidate subset (plain max of the mean CV score, or
 the one-standard-error rule) then has a held-out error that is read off these
 records without refitting: ``summarise`` prints it per data set for every rule
