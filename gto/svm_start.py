@@ -63,7 +63,7 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
         at = reach[d] & (target != 0) & (w > 0)
         sides = np.unique(target[at])
         if len(sides) == 2:
-            svm = LinearSVC(C=C, random_state=random_state, max_iter=10_000)
+            svm = LinearSVC(C=C, dual="auto", random_state=random_state, max_iter=10_000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
