@@ -22,9 +22,13 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   tree).  The first restart's later rounds start from the other starts of the
   portfolio (:func:`round_starts`: a given tree is one start of several), then
   from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
-  from the best tree itself), each refined again.  A restart ends after
+  from the best tree itself), each refined again.  Polish runs are raced
+  (``race``, :data:`RACE`): every quarter of ``polish`` moves, a run whose fewest
+  errors exceed 1.1 x the restart's best + 2 ends, so a hopeless kick costs a
+  fraction of a round.  A restart ends after
   ``max_iter`` moves, at the time limit, at a tree without errors or (without a
-  time limit) after ``patience`` rounds without fewer errors.  Round lengths scale with the
+  time limit) after ``patience`` rounds' worth of moves (``round_iter + polish``
+  each) without fewer errors.  Round lengths scale with the
   number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
   ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
   edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
@@ -62,7 +66,14 @@ PATIENCE = 40
 #: long steps at N = 7 680 but not at 768, and inside this search (refits, kicks,
 #: time limit) short steps did better at 7 680 too (issue 11 report)
 SCHEDULE = {"paper": False, "round_iter": None, "polish": None, "refine": True,
-            "refine_rounds": 2, "kick": True, "patience": PATIENCE, "long_steps": 0}
+            "refine_rounds": 2, "kick": True, "patience": PATIENCE, "long_steps": 0,
+            "race": True}
+#: racing of the polish runs: every ``share * polish`` moves a round's polish ends when
+#: its fewest errors exceed ``factor * best + slack`` (best: the restart's fewest so
+#: far), so hopeless kicks cost a quarter of a round (issue 11 measurements: planted
+#: N = 768, seeds 0-9, mean error / planted 1.050 -> 0.989 from the greedy start,
+#: 1.092 -> 1.045 from CART, at about the same time)
+RACE = (0.25, 1.1, 2)
 #: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
 #: objective's own moves per round are a third of that (issue 11 measurements)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
@@ -102,6 +113,8 @@ def split_options(method, options):
     ls = schedule["long_steps"]
     if isinstance(ls, bool) or not isinstance(ls, int) or ls < 0:
         raise ValueError(f"options['long_steps'] must be an int >= 0, got {ls!r}")
+    if not isinstance(schedule["race"], bool):
+        raise ValueError(f"options['race'] must be True or False, got {schedule['race']!r}")
     if not isinstance(schedule["kick"], bool):
         raise ValueError(f"options['kick'] must be True or False, got {schedule['kick']!r}")
     if schedule["refine"] not in (True, False, "start"):
@@ -170,15 +183,27 @@ def _walker(problem, Theta, objective, rng, long_steps):
 
 
 def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offset,
-                polish=False, done=0):
+                polish=False, done=0, race=None):
     """One EPTS run; ``(result, history, best_count, found_at)``; a ``polish`` run's
     history rows have mode "polish".  The callback sees iterations counted from
-    the restart's start (``done`` moves before this run)."""
+    the restart's start (``done`` moves before this run).  ``race=(every, limit)``:
+    every ``every`` moves, end the run (status 0, not a stop of the restart) if
+    its fewest errors exceed ``limit``."""
     if callback is not None and done:
         user = callback
 
         def callback(iteration, walker, value):
             return user(done + iteration, walker, value)
+
+    raced = []
+    if race is not None:  # end the run early when its fewest errors lag too far
+        inner, (every, limit) = callback, race
+
+        def callback(iteration, walker, value):
+            if iteration % every == 0 and walker.best_count[0] > limit:
+                raced.append(iteration)
+                return True
+            return bool(inner(iteration, walker, value)) if inner is not None else False
 
     res = tabu.search(walker, max_iter=max_iter, random_state=rng, time_limit=_remaining(deadline),
                       callback=callback, **search_options)
@@ -186,11 +211,21 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
     counts = np.asarray(walker.counts[: len(h)], dtype=float)
     modes = np.full(len(h), "polish") if polish else np.array(EPTS_MODES)[h["mode"]]
     history = _history(h["value"], counts, modes, offset)
+    if raced:
+        res.status, res.message = 0, f"raced out after {raced[0]} moves"
     return res, history, walker.best_count, walker.best_count_time
 
 
 def _rows(histories):
     return sum(len(h) for h in histories)
+
+
+def _race(schedule, polish, best):
+    """``(every, limit)`` of a polish run that is raced (:data:`RACE`), or None."""
+    if not schedule["race"] or best is None:
+        return None
+    share, factor, slack = RACE
+    return max(1, int(share * polish)), best[0][0] * factor + slack
 
 
 def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
@@ -231,7 +266,8 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             res2, history, count2, found2 = _tabu_round(lex, min(polish, max_iter - used),
                                                         deadline, rng, callback, search_options,
                                                         _rows(histories), polish=True,
-                                                        done=used)
+                                                        done=used, race=_race(schedule, polish,
+                                                                              best))
             histories.append(history)
             used = used + int(res2.nit)
             if count2[0] < count[0]:  # scored again on the search's objective
@@ -241,11 +277,12 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             stop = res2.status != 0 or (deadline is not None and time.time() >= deadline)
         if best is None or count[:2] < best[0][:2]:
             if best is None or count[0] < best[0][0]:
-                last_better = rounds
+                last_better = used  # moves until the last fewer errors
             best = (count, found_at)
         patience = schedule["patience"] if deadline is None else None  # time-driven
         if (single or stop or used >= max_iter or res.nit == 0 or best[0][0] <= 0
-                or (patience is not None and not queue and rounds - last_better >= patience)):
+                or (patience is not None and not queue
+                    and used - last_better >= patience * (round_iter + polish))):
             break
         if queue:
             Theta, kicked = queue.pop(0)(), []
