@@ -9,6 +9,10 @@ configuration (fixed ``alpha``/``max_features``), records
 - the held-out test error and the training error of the refit on the whole
   training fold, and its fit time.
 
+Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
+linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
+holds for ``alpha="auto"``.
+
 A selection rule over a candidate subset (plain max of the mean CV score, or
 the one-standard-error rule) then has a held-out error that is read off these
 records without refitting: ``summarise`` prints it per data set for every rule
@@ -28,11 +32,13 @@ from itertools import combinations
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
 from gto.estimator import _complexity as _estimator_complexity
+from gto.svm_start import svm_tree
 
 from . import quality
 
@@ -45,6 +51,9 @@ CANDIDATES = {
     "a10": {"alpha": 10.0},
     "axis": {"alpha": 0.0, "max_features": 1},
     "mf3-a0.3": {"alpha": 0.3, "max_features": 3},
+    "svm": {"svm_C": 1.0},
+    "svm0.1": {"svm_C": 0.1},
+    "svm0.01": {"svm_C": 0.01},
 }
 ORDER = ("heart", "liver", "cancer", "diabetes", "wdbc", "australian", "spectf", "credit-g",
          quality.SYNTHETIC, "phoneme", "twonorm", "magic", "clean1")
@@ -55,7 +64,8 @@ def record(split, name, cv=5):
     scaler = MinMaxScaler().fit(split.X_train)
     X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
     y = split.y_train
-    clf = gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name])
+    clf = (SVMTree(CANDIDATES[name]["svm_C"], split.seed) if "svm_C" in CANDIDATES[name] else
+           gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name]))
     t0 = time.perf_counter()
     folds = StratifiedKFold(cv, shuffle=True, random_state=split.seed)
     inner = cross_val_score(clf, X, y, cv=folds).tolist()
@@ -69,6 +79,24 @@ def record(split, name, cv=5):
             "cv_seconds": t1 - t0, "fit_seconds": t2 - t1}
 
 
+class SVMTree(ClassifierMixin, BaseEstimator):
+    """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
+    depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it)."""
+
+    def __init__(self, C=1.0, random_state=None):
+        self.C = C
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        start = gto.Tree.complete(2, self.classes_, X.shape[1])
+        self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state)[0]
+        return self
+
+    def predict(self, X):
+        return self.tree_.predict(X)
+
+
 def load(path):
     if not os.path.exists(path):
         return []
@@ -78,7 +106,8 @@ def load(path):
 
 def _complexity(name):
     """The estimator's simplest-first key (``GTOClassifier``'s one-standard-error rule)."""
-    return _estimator_complexity({"max_features": None, **CANDIDATES[name]}, np.inf)
+    return _estimator_complexity({"max_features": None, "svm_C": None, **CANDIDATES[name]},
+                                 np.inf)
 
 
 def choose(recs, names, rule):
@@ -140,7 +169,8 @@ def main(argv=None):
                 fh.write(json.dumps(rec) + "\n")
                 fh.flush()
     base = ["a0", "a0.3", "a1", "a3"]
-    subsets = [base, base + ["axis"], base + ["a10", "axis"], base + ["axis", "mf3-a0.3"],
+    svms = ["svm0.01", "svm0.1", "svm"]
+    subsets = [base, base + svms, base + ["svm"], base + ["axis"] + svms, svms,
                list(CANDIDATES)]
     subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
     print(summarise(load(path), subsets))

@@ -79,7 +79,7 @@ def test_cv_selection_picks_the_best_held_out_score(monkeypatch):
     grid = (1e4, 0.0, 0.3)  # a huge penalty first: selection must not just take the first
     monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
     clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
-                            selection="best").fit(X, y)
+                            selection="best", svm=False).fit(X, y)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
     literal = [cross_val_score(gto.GTOClassifier(alpha=a, max_iter=60, random_state=0),
                                X, y, cv=folds).mean() for a in grid]
@@ -97,18 +97,19 @@ def test_cv_results_layout_and_joint_budget_selection():
     X, y = _tiny(1)
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
-    # the penalty path without a budget, then the budgets without a penalty
-    grid = ([(a, None) for a in gto.estimator.ALPHA_GRID]
-            + [(0.0, m) for m in gto.estimator.MAX_FEATURES_GRID if m is not None])
+    # the penalty path without a budget, the budgets without a penalty, the SVM trees
+    grid = ([(a, None, None) for a in gto.estimator.ALPHA_GRID]
+            + [(0.0, m, None) for m in gto.estimator.MAX_FEATURES_GRID if m is not None]
+            + [(None, None, c) for c in gto.estimator.SVM_C_GRID])
     res = clf.cv_results_
-    assert [(p["alpha"], p["max_features"]) for p in res["params"]] == grid
-    for key in ("param_alpha", "param_max_features", "split0_test_score", "split1_test_score",
-                "mean_test_score", "std_test_score", "rank_test_score"):
+    assert [(p["alpha"], p["max_features"], p["svm_C"]) for p in res["params"]] == grid
+    for key in ("param_alpha", "param_max_features", "param_svm_C", "split0_test_score",
+                "split1_test_score", "mean_test_score", "std_test_score", "rank_test_score"):
         assert len(res[key]) == len(grid), key
     assert np.allclose(res["mean_test_score"],
                        (res["split0_test_score"] + res["split1_test_score"]) / 2)
     assert sorted(res["rank_test_score"])[0] == 1
-    assert (clf.alpha_, clf.max_features_) == grid[clf.best_index_]
+    assert (clf.alpha_, clf.max_features_, clf.svm_C_) == grid[clf.best_index_]
     budget = clf.max_features_ or X.shape[1]
     assert np.all(np.count_nonzero(clf.tree_.W, axis=1) <= budget)
 
@@ -159,10 +160,10 @@ def test_one_standard_error_rule(monkeypatch):
     simplest = max(i for i in range(len(grid)) if mean[i] >= mean[best] - se)
     assert simplest != best  # the rules differ on this case
     clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
-                            selection="1se").fit(X, y)
+                            selection="1se", svm=False).fit(X, y)
     assert clf.alpha_ == grid[simplest] and clf.best_index_ == simplest
     plain = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
-                              selection="best").fit(X, y)
+                              selection="best", svm=False).fit(X, y)
     assert plain.alpha_ == grid[best]
 
 

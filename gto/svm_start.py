@@ -1,0 +1,80 @@
+"""A linear-SVM tree of a given structure (STree-style, Montañana et al.).
+
+Each decision, top down in preorder, is scikit-learn's ``LinearSVC`` fitted on
+the points that reach it (standardised features, the scaling folded back), to
+send each point towards the subtree that holds its class.  It is the
+``"svm"`` candidate of ``GTOClassifier``'s internal model selection: a
+max-margin (L2) tree that the CV weighs against GTO's L1-penalised ones.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+from .tree import Tree
+from .tree import as_tree
+
+#: LinearSVC's penalty parameter (scikit-learn's and STree's default)
+C = 1.0
+
+
+def node_targets(tree, d, y):
+    """Side (-1 left, +1 right, 0 no preference) decision ``d`` should send each
+    label of ``y`` to: the side whose subtree holds a leaf of that class; a
+    class with leaves on both sides goes alternately left and right in sorted
+    class order (the root of the cyclic complete tree: first class left)."""
+    sides = tree.sides[:, d]
+    labels = tree.leaf_classes
+    left, right = set(labels[sides < 0].tolist()), set(labels[sides > 0].tolist())
+    side = {}
+    both = sorted(left & right)
+    for i, c in enumerate(both):
+        side[c] = -1 if i % 2 == 0 else 1
+    for c in left - right:
+        side[c] = -1
+    for c in right - left:
+        side[c] = 1
+    return np.array([side.get(c, 0) for c in y.tolist()], dtype=np.int8)
+
+
+def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
+    """``tree``'s structure and leaf classes with every decision a linear SVM.
+
+    A decision whose points all want one side (or that no point reaches)
+    sends everything that way (``w = 0``).  Returns ``(tree, n_iter)``: a new
+    ``gto.Tree`` with the training data recorded (:meth:`gto.Tree.record_training`)
+    and the solver iterations of all its SVM fits."""
+    tree = as_tree(tree).copy()
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = (X - mu) / sd
+    W, gamma = np.zeros((tree.n_decisions, tree.n_features)), np.zeros(tree.n_decisions)
+    reach = np.ones((tree.n_decisions, len(y)), dtype=bool)
+    n_iter = 0
+    for d in range(tree.n_decisions):  # preorder: ancestors are fitted first
+        target = node_targets(tree, d, y)
+        at = reach[d] & (target != 0) & (w > 0)
+        sides = np.unique(target[at])
+        if len(sides) == 2:
+            svm = LinearSVC(C=C, dual="auto", random_state=random_state, max_iter=10_000)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
+            n_iter += int(svm.n_iter_)
+            coef = svm.coef_[0] / sd  # w·z + b > 0 (right) <=> x·W - gamma > 0
+            W[d], gamma[d] = coef, coef @ mu - svm.intercept_[0]
+        else:  # one side wanted (or no point): everything goes there
+            gamma[d] = -1.0 if len(sides) == 1 and sides[0] > 0 else 1.0
+        go_right = X @ W[d] - gamma[d] > 0
+        for child, right in zip(tree.children[d], (False, True)):
+            if child[0] == "d":
+                reach[child[1]] = reach[d] & (go_right == right)
+    out = Tree(tree.structure, tree.n_features, W=W, gamma=gamma)
+    return out.record_training(X, y, sample_weight), n_iter

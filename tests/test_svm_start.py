@@ -1,0 +1,132 @@
+"""gto.svm_start.svm_tree against scikit-learn's own LinearSVC fits (the independent truth)."""
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+
+import gto
+from gto.svm_start import svm_tree
+
+
+def _data(seed=0, n=120, n_features=4, noise=0.15):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_features)) * [1.0, 5.0, 0.2, 3.0][:n_features] + 2.0
+    y = ((X[:, 0] - 2) + 0.2 * (X[:, 1] - 2) > 0).astype(int)
+    return X, np.where(rng.uniform(size=n) < noise, 1 - y, y)
+
+
+def _svm(X, y, C):
+    """scikit-learn's linear SVM on standardised features, fitted here."""
+    return make_pipeline(StandardScaler(), LinearSVC(C=C, random_state=0,
+                                                     max_iter=10_000)).fit(X, y)
+
+
+def literal_depth2(X, y, Z, C):
+    """Predictions on Z of the depth-2 tree ((0, 1), (0, 1)) built by hand: the root
+    is a linear SVM of class 0 (left) against 1 (right); each child an SVM on the
+    training points the root sends its way (one class there: that class)."""
+    root = _svm(X, y, C)
+    go_x, go_z = root.predict(X), root.predict(Z)
+    out = np.empty(len(Z), dtype=y.dtype)
+    for side in (0, 1):
+        at = go_x == side
+        if len(np.unique(y[at])) == 2:
+            # standardised with the whole training set's scaler, as the tree is
+            scaler = StandardScaler().fit(X)
+            child = LinearSVC(C=C, random_state=0, max_iter=10_000).fit(
+                scaler.transform(X[at]), y[at])
+            out[go_z == side] = child.predict(scaler.transform(Z[go_z == side]))
+        else:
+            out[go_z == side] = y[at][0] if at.any() else side
+    return out
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0])
+def test_root_decision_is_sklearns_linear_svm(C):
+    X, y = _data()
+    tree, n_iter = svm_tree(gto.Tree.from_structure((0, 1), X.shape[1]), X, y, C=C)
+    ref = _svm(X, y, C)
+    # same hyperplane: decision values equal up to rounding (scaling folded back)
+    assert np.allclose(X @ tree.W[0] - tree.gamma[0], ref.decision_function(X), atol=1e-8)
+    assert np.array_equal(tree.predict(X), ref.predict(X)) and n_iter >= 1
+    assert np.allclose(tree.leaf_counts.sum(), len(y))  # training data recorded
+
+
+def test_depth2_tree_equals_the_tree_built_by_hand():
+    X, y = _data(1, n=200, noise=0.25)
+    Z = _data(2, n=300)[0]
+    for C in (0.01, 0.1, 1.0):
+        tree, _ = svm_tree(gto.Tree.complete(2, [0, 1], X.shape[1]), X, y, C=C)
+        assert np.array_equal(tree.predict(Z), literal_depth2(X, y, Z, C))
+        # the root sends the first class left (documented; the tree is symmetric)
+        assert np.allclose(X @ tree.W[0] - tree.gamma[0], _svm(X, y, C).decision_function(X),
+                           atol=1e-8)
+
+
+def test_multiclass_targets_follow_the_structure():
+    """Structure ((0, 1), 2): the root separates class 2 (right) from 0 and 1."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 3))
+    y = np.digitize(X[:, 0] + 0.3 * X[:, 1], [-0.5, 0.5])
+    tree, _ = svm_tree(gto.Tree.from_structure(((0, 1), 2), 3), X, y, C=1.0)
+    ref = _svm(X, y == 2, 1.0)
+    assert np.allclose(X @ tree.W[0] - tree.gamma[0], ref.decision_function(X), atol=1e-8)
+    assert np.mean(tree.predict(X) == y) > 0.85
+
+
+def test_a_pure_node_sends_everything_to_its_class():
+    X, y = _data(4)
+    tree, _ = svm_tree(gto.Tree.from_structure((0, 1), X.shape[1]), X, np.ones_like(y))
+    assert np.all(tree.W == 0) and np.all(tree.predict(X) == 1)
+
+
+def test_cv_scores_of_the_svm_candidates_are_hand_run_cross_validation():
+    """GTOClassifier's cv_results_ for its SVM grid points: the mean held-out accuracy
+    of the hand-built tree on the same stratified folds."""
+    X, y = _data(5, n=90, noise=0.2)
+    clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    res = clf.cv_results_
+    svm_rows = np.flatnonzero(~np.isnan(res["param_svm_C"]))
+    assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.estimator.SVM_C_GRID)
+    for i in svm_rows:
+        C = res["params"][i]["svm_C"]
+        literal = np.mean([np.mean(literal_depth2(X[tr], y[tr], X[te], C) == y[te])
+                           for tr, te in folds])
+        assert res["mean_test_score"][i] == pytest.approx(literal, abs=1e-12)
+
+
+def test_cv_does_not_pick_an_svm_tree_on_a_planted_xor_tree():
+    """Noise-free XOR of two oblique cuts: no linear root helps, so every SVM tree
+    stays near chance while a searched depth-2 tree is exact; the CV must see it."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(120, 3))
+    y = ((X[:, 0] + 0.2 * X[:, 2] > 0.6) ^ (X[:, 1] - 0.1 * X[:, 2] > 0.45)).astype(int)
+    clf = gto.GTOClassifier(cv=3, max_iter=300, random_state=0).fit(X, y)
+    res = clf.cv_results_
+    is_svm = ~np.isnan(res["param_svm_C"])
+    assert res["mean_test_score"][is_svm].max() < 0.8 < res["mean_test_score"][~is_svm].max()
+    assert clf.svm_C_ is None and clf.alpha_ is not None
+    assert clf.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize("seed, noise", [(11, 0.1), (12, 0.3)])  # an SVM tree; alpha 3
+def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
+    """selection="1se" over the whole grid, evaluated literally on cv_results_: the
+    SVM trees (smaller C first) come before every searched tree, and these by
+    larger alpha."""
+    X, y = _data(seed, n=90, noise=noise)
+    clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
+    res = clf.cv_results_
+    scores = np.array([res[f"split{k}_test_score"] for k in range(3)]).T
+    mean = scores.mean(axis=1)
+    best = int(np.argmax(mean))
+    se = np.std(scores[best], ddof=1) / np.sqrt(3)
+    near = [i for i in range(len(mean)) if mean[i] >= mean[best] - se - 1e-12]
+    svm = [i for i in near if res["params"][i]["svm_C"] is not None]
+    expect = (min(svm, key=lambda i: res["params"][i]["svm_C"]) if svm else
+              max(near, key=lambda i: res["params"][i]["alpha"]))
+    assert clf.best_index_ == expect
+    assert len(near) > 1 and expect != best  # the rule matters here
