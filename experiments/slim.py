@@ -4,6 +4,13 @@ scikit-learn trees before and after ``gto.slim.improve`` under 5-fold CV, and
 
     python -m experiments.slim                      # all sets, 300 s per set
     python -m experiments.slim --budget 60 --sets kr-vs-kp car --numeric none
+    python -m experiments.slim --sets none --numeric none --gto-sets none --solvers splice
+
+On the discrete sets (``problems.CATEGORICAL``: features are category codes)
+``improve`` gets ``categorical_features="all"``: the input tree is
+scikit-learn's, with thresholds on the codes, and the windows may also use the
+paper's one-hot tests ``x_f == v`` (subset decisions in the result).  On the
+numeric sets: thresholds only.
 
 The per-set budget is split evenly over the folds (``time_limit`` of each
 ``improve`` call = budget / folds; wall-clock seconds, so on a busy machine
@@ -35,11 +42,12 @@ def folds(name, n_folds, seed=0):
 
 def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
     rows = []
+    categorical = "all" if name in problems.CATEGORICAL else None
     for k, Xtr, ytr, Xte, yte in folds(name, n_folds):
         clf = DecisionTreeClassifier(random_state=k).fit(Xtr, ytr)
         cpu = time.process_time()
         res = gto.slim.improve(clf, Xtr, ytr, method="sat", time_limit=budget / n_folds,
-                               quiet=quiet)
+                               categorical_features=categorical, quiet=quiet)
         cpu = time.process_time() - cpu
         rows.append(dict(
             dataset=name, fold=k, depth_before=res.depth_before, depth_after=res.depth_after,
@@ -47,11 +55,50 @@ def sat_rows(name, budget, n_folds, quiet=True, verbose=False):
             acc_before=float(np.mean(clf.predict(Xte) == yte)),
             acc_after=float(np.mean(res.tree.predict(Xte) == yte)),
             train_classes_kept=bool(np.all(res.tree.predict(Xtr) == clf.predict(Xtr))),
-            windows=res.n_windows, sat_calls=res.n_sat, timeouts=res.n_timeouts,
+            one_hot_tests=int(sum(s is not None for s in res.tree.subsets)),
+            windows=res.n_windows, tried=res.n_tried, sat_calls=res.n_sat,
+            timeouts=res.n_timeouts,
+            outcomes={k: round(v, 1) for k, v in res.windows.items()},
             stage=res.stage, status=res.status, seconds=round(res.time, 1),
             cpu_seconds=round(cpu, 1)))
         if verbose:
             print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+SOLVERS = ("glucose4", "cadical153", "cadical195")
+
+
+def solver_rows(name, budget, solvers=SOLVERS):
+    """Replay the SAT calls of one ``improve`` run (fold 0 of ``name``, ``budget`` seconds)
+    through each python-sat solver with the same conflict budgets (10 s cap per call):
+    total seconds and verdicts per solver."""
+    from gto.slim import encodings
+
+    calls, real = [], encodings._solve
+
+    def record(clauses, time_limit, conflicts=None, solver_name=None):
+        calls.append((clauses, conflicts))
+        return real(clauses, time_limit, conflicts, solver_name)
+
+    _, Xtr, ytr, _, _ = next(folds(name, 5))
+    clf = DecisionTreeClassifier(random_state=0).fit(Xtr, ytr)
+    encodings._solve = record
+    try:
+        gto.slim.improve(clf, Xtr, ytr, time_limit=budget, quiet=True,
+                         categorical_features="all" if name in problems.CATEGORICAL else None)
+    finally:
+        encodings._solve = real
+    rows = []
+    for solver in solvers:
+        t0, verdicts = time.monotonic(), []
+        for clauses, conflicts in calls:
+            out = real(clauses, 10.0, conflicts, solver)
+            verdicts.append("unknown" if out is None else "sat" if out else "unsat")
+        rows.append(dict(dataset=name, solver=solver, calls=len(calls),
+                         seconds=round(time.monotonic() - t0, 1),
+                         **{v: verdicts.count(v) for v in ("sat", "unsat", "unknown")}))
+        print(json.dumps(rows[-1]), flush=True)
     return rows
 
 
@@ -131,6 +178,10 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per set (all folds)")
     ap.add_argument("--gto-budget", type=float, default=300.0, help="seconds per set, 'gto'")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--solvers", nargs="*", default=[],
+                    help="sets whose fold-0 SAT calls are replayed through each solver "
+                         f"{SOLVERS} (with --solver-budget seconds of improve)")
+    ap.add_argument("--solver-budget", type=float, default=40.0)
     ap.add_argument("--json", action="store_true", help="also print all rows as JSON")
     ap.add_argument("--verbose", action="store_true", help="print each fold's row as it ends")
     args = ap.parse_args(argv)
@@ -152,6 +203,9 @@ def main(argv=None):
               f"{args.gto_budget:g} s per set ==")
         print_gto(rows)
         out["gto"] = dict(rows=rows)
+    if args.solvers:
+        print("\n== the same SAT calls through each solver ==")
+        out["solvers"] = [r for name in args.solvers for r in solver_rows(name, args.solver_budget)]
     print(f"\ntotal {time.monotonic() - t0:.0f} s")
     if args.json:
         print(json.dumps(out, indent=1))

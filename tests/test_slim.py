@@ -10,6 +10,7 @@ import gto
 import problems
 from gto.slim import improve, minimum_depth_tree, tree_of_depth
 import gto.slim.encodings as enc_mod
+import gto.slim.local as slim_local
 import gto.slim.windows as improve_mod
 
 
@@ -83,22 +84,117 @@ def test_sat_encodings_return_true_minimum_depth(seed):
     assert (depth_w, optimal) == (truth_w, True)
 
 
+def literal_tests(X, categorical):
+    """Boolean columns "goes right" of every test on the raw values, built by a literal loop
+    (not by gto.slim): x_f > v for each value v, and x_f != v on a categorical feature."""
+    cols = []
+    for f in range(X.shape[1]):
+        for v in sorted(set(X[:, f].tolist())):
+            cols.append([x[f] > v for x in X])
+            if f in categorical:
+                cols.append([x[f] != v for x in X])
+    return np.array(cols, dtype=bool).T
+
+
+def planted_categorical(rng):
+    """<= 12 distinct samples over 2-3 features with 3-4 values each, labelled by a random
+    tree of depth <= 3 whose tests are equalities x_f == v."""
+    p = int(rng.integers(2, 4))
+    n_vals = rng.integers(3, 5, p)
+    grid = np.array(list(itertools.product(*[range(m) for m in n_vals])), dtype=float)
+    X = grid[rng.choice(len(grid), size=min(12, len(grid)), replace=False)]
+
+    def label(depth):
+        if depth == 0 or rng.random() < 0.2:
+            return int(rng.integers(3))
+        f = int(rng.integers(p))
+        return (f, float(rng.integers(n_vals[f])), label(depth - 1), label(depth - 1))
+
+    spec = label(3)
+
+    def walk(node, x):
+        if isinstance(node, int):
+            return node
+        return walk(node[2] if x[node[0]] == node[1] else node[3], x)
+
+    return X, np.array([walk(spec, x) for x in X])
+
+
+def test_equality_tests_give_the_true_minimum_depth():
+    """Windows' candidate tests with one-hot equalities (categorical features), through both
+    encodings, against brute force over every threshold and equality test on the raw values;
+    the equality tests must lower the minimum depth on some instances."""
+    lower = 0
+    for seed in range(15):
+        rng = np.random.default_rng(200 + seed)
+        X, cls = planted_categorical(rng)
+        zero = np.zeros(cls.max() + 1, dtype=int)
+        cat = list(range(X.shape[1]))
+        truth = brute_min_weighted_depth(literal_tests(X, cat), cls, zero)
+        truth_thr = brute_min_weighted_depth(literal_tests(X, []), cls, zero, max_depth=5)
+        assert truth is not None and truth <= 3
+        lower += truth < truth_thr
+        for categorical, want in ((cat, truth), ([], truth_thr)):
+            tests = slim_local.candidate_tests(X, {}, categorical)
+            B = slim_local.binarize(X, tests)
+            for enc in ("depth", "pb"):
+                local, depth, optimal = minimum_depth_tree(B, cls, zero, want + 3, encoding=enc)
+                assert (depth, optimal) == (want, True), (seed, enc, categorical)
+                assert enc_mod.classifies(local, B, cls)
+    assert lower >= 3
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_shallow_enumeration_matches_brute_force(seed, monkeypatch):
-    """Depth <= 2 by counting (used over many tests instead of SAT) against brute force,
-    directly and through tree_of_depth."""
+    """Depth <= 3 by counting (used over many tests instead of SAT) against brute force,
+    directly and (depth <= 2) through tree_of_depth; on planted categorical instances and
+    random classes, so minimum depths 0 to 4 all occur."""
     rng = np.random.default_rng(100 + seed)
-    B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+    if seed % 3 == 0:
+        X, cls = planted_categorical(rng)
+        B = literal_tests(X, list(range(X.shape[1])))
+    else:
+        B, cls = planted_instance(rng, n_classes=2 + seed % 3)
+        if seed % 3 == 2:  # random classes: minimum depth often 4
+            cls = rng.integers(0, 2 + seed % 2, len(cls))
     zero = np.zeros(cls.max() + 1, dtype=int)
-    truth = brute_min_weighted_depth(B, cls, zero)
+    truth = brute_min_weighted_depth(B, cls, zero, max_depth=4)
     monkeypatch.setattr(enc_mod, "SHALLOW_TESTS", 0)
-    for depth in (1, 2):
-        for local in (enc_mod.shallow_tree(B, cls, depth),
-                      tree_of_depth(B, cls, zero, depth, "depth")):
+    for depth in (1, 2, 3):
+        found = [enc_mod.shallow_tree(B, cls, depth)]
+        if depth <= 2:
+            found.append(tree_of_depth(B, cls, zero, depth, "depth"))
+        for local in found:
             assert (local is not False) == (truth <= depth)
             if local is not False:
                 assert enc_mod.classifies(local, B, cls)
                 assert max(d for _, d in enc_mod.leaf_depths(local)) <= depth
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_depth_three_enumeration_refutes(seed):
+    """Depth-3 counting against brute force where the minimum depth is 3 or 4: parity of
+    3 or 4 of 5 bits, and random classes on all 16 points of 4 bits."""
+    rng = np.random.default_rng(300 + seed)
+    B = ((np.arange(32)[:, None] >> np.arange(5)) & 1).astype(bool)
+    if seed < 4:
+        bits = rng.permutation(5)[:3 + seed % 2]
+        cls = B[:, bits].sum(axis=1) % 2
+    else:
+        B = B[:16, :4]
+        cls = rng.integers(0, 2, 16)
+    B = B[:, rng.permutation(B.shape[1])]
+    truth = brute_min_weighted_depth(B, cls, np.zeros(2, dtype=int), max_depth=5)
+    local = enc_mod.shallow_tree(B, cls, 3)
+    assert (local is not False) == (truth <= 3)
+    if seed < 4:
+        assert truth == 3 + seed % 2
+    if local is not False:
+        assert enc_mod.classifies(local, B, cls)
+        assert max(d for _, d in enc_mod.leaf_depths(local)) <= 3
+    # a deadline already passed: unknown (None), never a wrong verdict
+    assert enc_mod.shallow_tree(B, cls, 3, deadline=0.0) in ((None,) if truth == 4 else
+                                                             (None, local))
 
 
 def test_conflict_budget_gives_up_without_a_verdict():
@@ -167,8 +263,41 @@ def tree_depth(tree):
     return int(np.abs(tree.sides).sum(axis=1).max())
 
 
+@pytest.fixture
+def windows_only(monkeypatch):
+    """Without the whole-tree count at depth <= 3, so that windows do the work."""
+    monkeypatch.setattr(improve_mod, "_shallow_whole", lambda *args: None)
+
+
+def test_whole_tree_by_counting():
+    """The whole instance at depth <= 3 by counting before any window: XOR in depth 2."""
+    tree, X, y = caterpillar_xor()
+    res = improve(tree, X, y, time_limit=None, quiet=True)
+    assert res.depth_after == 2 == tree_depth(res.tree)
+    assert res.windows["whole"] == 1 and res.windows["improved"] == 0 == res.n_windows - 1
+    assert np.all(res.tree.predict(X) == y)
+    # parity of x0, x1, x2 under a complete tree that tests x3 and x4 first: depth 5 -> 3
+    X = np.array(list(itertools.product([0.0, 1.0], repeat=5)))
+    order = [3, 4, 0, 1, 2]
+    W = []
+
+    def full(level, bits):  # preorder: this decision's row, then the left and right subtrees
+        if level == 5:
+            return int((bits[0] + bits[1] + bits[2]) % 2)
+        W.append(np.eye(5)[order[level]])
+        return tuple(full(level + 1, {**bits, order[level]: b}) for b in (0, 1))
+
+    spec = full(0, {})
+    tree = gto.Tree(spec, 5, W=np.array(W), gamma=np.full(len(W), 0.5))
+    y = X[:, :3].sum(axis=1) % 2
+    assert np.all(tree.predict(X) == y) and tree_depth(tree) == 5
+    res = improve(tree, X, y, time_limit=None, quiet=True)
+    assert res.windows["whole"] == 1 and res.depth_after == 3 == tree_depth(res.tree)
+    assert np.all(res.tree.predict(X) == y)
+
+
 @pytest.mark.parametrize("encoding", ["auto", "pb"])
-def test_improve_finds_the_shallow_xor_tree(encoding):
+def test_improve_finds_the_shallow_xor_tree(encoding, windows_only):
     tree, X, y = caterpillar_xor()
     res = improve(tree, X, y, time_limit=None, encoding=encoding, quiet=True)
     assert res.depth_before == 5 == tree_depth(tree)
@@ -178,9 +307,13 @@ def test_improve_finds_the_shallow_xor_tree(encoding):
     # converged means every stage (up to the largest windows) ran out of improvements
     assert res.stage == len(improve_mod.STAGES) - 1
     assert res.n_sat >= res.n_tried >= res.n_windows and res.n_timeouts == 0
+    why = res.windows
+    assert why["improved"] == res.n_windows and why["timeout"] == why["whole"] == 0
+    assert why["improved"] + why["minimal"] + why["timeout"] == res.n_tried
+    assert 0 < why["sat_seconds"] <= res.time
 
 
-def test_small_windows_with_hanging_subtrees_keep_classes():
+def test_small_windows_with_hanging_subtrees_keep_classes(windows_only):
     """Windows of depth <= 3 on a depth-7 tree: special classes and weights at work."""
     tree, X, y = caterpillar_xor(n_noise=5)
     res = improve(tree, X, y, max_depth_local=3, time_limit=None, quiet=True)
@@ -189,7 +322,7 @@ def test_small_windows_with_hanging_subtrees_keep_classes():
     assert np.all(res.tree.predict(X) == tree.predict(X))
 
 
-def test_window_with_hanging_subtrees_is_rebalanced():
+def test_window_with_hanging_subtrees_is_rebalanced(windows_only):
     """A depth-3 chain over x2, x3, x4 above four different subtrees: with the feature
     x5 = x2 or x3 the window has a depth-2 replacement, so the depth falls from 5 to 4
     and every subtree must land under its own special leaf."""
@@ -214,6 +347,88 @@ def test_improve_unpruned_sklearn_tree_keeps_every_training_class():
     assert res.depth_after < res.depth_before
     assert np.array_equal(res.tree.predict(X), clf.predict(X))
     assert isinstance(res.tree, gto.Tree) and res.time > 0
+
+
+def subset_path(tree, x):
+    """Leaf label of one point by a literal walk of a gto.Tree with subset decisions."""
+    kind, i = "d", 0
+    while kind == "d":
+        s = tree.subsets[i] if tree.has_subsets else None
+        left = x[s[0]] in s[1] if s is not None else x @ tree.W[i] - tree.gamma[i] <= 0
+        kind, i = tree.children[i][0 if left else 1]
+    return tree.leaf_classes[i]
+
+
+def test_categorical_features_give_one_hot_tests(windows_only):
+    """y = [x0 == 2] on four codes: thresholds need depth 2, the one-hot test depth 1, and
+    the result holds it as a subset decision (0, (2,)); a seen and an unseen code follow the
+    subset rule."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.repeat(np.arange(4.0), 10), rng.integers(0, 2, 40)])
+    y = (X[:, 0] == 2).astype(int)
+    clf = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert clf.get_depth() == 2
+    plain = improve(clf, X, y, time_limit=None, quiet=True)
+    assert plain.depth_after == 2 and not plain.tree.has_subsets
+    for cat in ("all", [0], [True, False]):
+        res = improve(clf, X, y, time_limit=None, categorical_features=cat, quiet=True)
+        assert res.depth_after == 1 == tree_depth(res.tree)
+        assert res.tree.subsets == [(0, (2.0,))]
+        assert np.array_equal(res.tree.predict(X), y)
+        new = np.array([[2.0, 0.0], [7.0, 1.0]])
+        assert list(res.tree.predict(new)) == [subset_path(res.tree, x) for x in new] == [1, 0]
+
+
+def subset_caterpillar(n_noise=3):
+    """A correct tree of subset decisions on codes 0..2: noise features first, then
+    y = [x0 in {1}] XOR [x1 in {0, 2}]; depth n_noise + 2 where 2 suffices."""
+    p = 2 + n_noise
+    X = np.array(list(itertools.product([0.0, 1.0, 2.0], repeat=p)))
+    y = ((X[:, 0] == 1) != np.isin(X[:, 1], [0, 2])).astype(int)
+    xor = ((0, 1), (1, 0))  # x0 == 1 left; then x1 in {0, 2} left
+    spec, subsets = xor, []
+    for _ in range(n_noise):
+        spec = (xor, spec)
+
+    def fill(node, level):
+        if isinstance(node, int):
+            return
+        if node == xor:
+            subsets.extend([(0, (1.0,)), (1, (0.0, 2.0)), (1, (0.0, 2.0))])
+            return
+        subsets.append((2 + level, (0.0, 1.0)))
+        fill(node[0], level + 1)
+        fill(node[1], level + 1)
+
+    fill(spec, 0)
+    tree = gto.Tree(spec, p, subsets=subsets)
+    assert [subset_path(tree, x) for x in X] == list(y)
+    return tree, X, y
+
+
+@pytest.mark.parametrize("categorical", [None, "all"])
+def test_subset_decision_input_tree(categorical, windows_only):
+    """A gto.Tree of subset decisions: windows keep or replace them (the input tree's own
+    subsets stay available), every training class is kept and the depth falls to 2."""
+    tree, X, y = subset_caterpillar()
+    res = improve(tree, X, y, time_limit=None, categorical_features=categorical, quiet=True)
+    assert res.depth_before == 5 == tree_depth(tree)
+    assert res.depth_after == 2 == tree_depth(res.tree)
+    assert [subset_path(res.tree, x) for x in X] == list(y)
+    assert res.tree.has_subsets
+
+
+def test_subset_decisions_kept_by_gto_windows():
+    """method='gto' leaves a subset decision as it is and works below it."""
+    rng = np.random.default_rng(2)
+    X = np.column_stack([rng.integers(0, 3, 200).astype(float), rng.uniform(size=(200, 2))])
+    y = np.where(X[:, 0] == 1, (X[:, 1] + X[:, 2] > 1).astype(int), 0)
+    tree = gto.Tree((0, (0, 1)), 3, W=np.array([[0, 0, 0], [0, 1.0, 0]]), gamma=[0, 0.5],
+                    subsets=[(0, (0.0, 2.0)), None])
+    res = improve(tree, X, y, method="gto", time_limit=None, local_time_limit=600,
+                  max_iter=200, random_state=0, quiet=True)
+    assert res.tree.subsets[0] == (0, (0.0, 2.0))
+    assert res.n_errors_after < res.n_errors_before == int(np.sum(tree.predict(X) != y))
 
 
 def test_numeric_features_and_string_labels():
@@ -303,6 +518,13 @@ def test_bad_arguments():
     oblique.W = oblique.W + 0.5
     with pytest.raises(ValueError, match="axis-aligned"):
         improve(oblique, X, y, quiet=True)
+    with pytest.raises(ValueError, match="categorical_features"):
+        improve(tree, X, y, categorical_features=[7], quiet=True)
+    with pytest.raises(ValueError, match="categorical_features"):
+        improve(tree, X, y, categorical_features=[True], quiet=True)
+    strings = gto.Tree((0, 1), X.shape[1], subsets=[(0, ("a",))])
+    with pytest.raises(ValueError, match="strings"):
+        improve(strings, X, y, quiet=True)
 
 
 def test_experiment_script_prints_the_tables(capsys):
@@ -316,3 +538,9 @@ def test_experiment_script_prints_the_tables(capsys):
     assert len(rows) == 2 and all(r["train_classes_kept"] for r in rows)
     assert all(r["depth_after"] <= r["depth_before"] for r in rows)
     assert all(r["errors_after"] <= r["errors_before"] for r in out["gto"]["rows"])
+    out = script.main(["--sets", "none", "--numeric", "none", "--gto-sets", "none",
+                       "--solvers", "monk1", "--solver-budget", "2"])
+    rows = out["solvers"]
+    assert [r["solver"] for r in rows] == list(script.SOLVERS) and rows[0]["calls"] > 0
+    # three different solvers, no conflict budget hit on monk1: the same verdicts
+    assert len({(r["sat"], r["unsat"], r["unknown"]) for r in rows}) == 1

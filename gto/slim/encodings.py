@@ -31,17 +31,18 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
-SOLVER = "glucose4"  # the paper's Glucose 4.1; supports interrupts for time limits
+SOLVER = "glucose4"  # the paper's Glucose 4.1; faster here than CaDiCaL (experiments.slim)
 SWITCH_DEPTH = 10  # paper §6: DT_depth up to depth 10, DT_pb above
 MAX_LITERALS = 20_000_000  # larger encodings are not built (tree_of_depth returns None)
 LITERALS_PER_SECOND = 2_000_000  # nor those that would take longer than the time limit to build
 SHALLOW_TESTS = 16  # depth <= 2 over more tests than this: enumeration (shallow_tree)
 
 
-def _solve(clauses, time_limit, conflicts=None):
+def _solve(clauses, time_limit, conflicts=None, solver_name=None):
     """Model (set of true variables) if satisfiable, False if not, None on time-out or when
-    the solver used up ``conflicts`` conflicts (a load-independent effort bound)."""
-    with Solver(name=SOLVER, bootstrap_with=clauses) as solver:
+    the solver used up ``conflicts`` conflicts (a load-independent effort bound).
+    ``solver_name``: a python-sat solver name (default :data:`SOLVER`)."""
+    with Solver(name=solver_name or SOLVER, bootstrap_with=clauses) as solver:
         if conflicts is not None:
             solver.conf_budget(int(conflicts))
         timer = None
@@ -218,14 +219,17 @@ def encoding_size(shape, depth, encoding):
     return 9 * (n * (n - 1) // 2) * k * depth
 
 
-# -- depth <= 2 by enumeration -------------------------------------------------
-def shallow_tree(B, cls, depth):
-    """A tree of (unweighted) depth <= ``depth`` <= 2 by enumerating root and child tests,
+# -- depth <= 3 by enumeration -------------------------------------------------
+def shallow_tree(B, cls, depth, deadline=None):
+    """A tree of (unweighted) depth <= ``depth`` <= 3 by enumerating root and child tests,
     False if none exists.  Exact like the encodings, but a CDCL solver may need many
-    conflicts to refute depth 2 over hundreds of tests, which counting does at once."""
+    conflicts to refute depth 2 over hundreds of tests, which counting does at once.
+    Depth 3: every root test (best Gini split first) with depth <= 2 counted on each side;
+    about ``n k^3 m`` multiply-adds when no such tree exists; None (unknown) if
+    ``time.monotonic()`` passes ``deadline`` before the roots are all tried."""
     m = int(cls.max()) + 1
-    C = np.eye(m, dtype=np.int64)[cls]  # (n, m)
-    Bi = B.astype(np.int64)
+    C = np.eye(m)[cls]  # (n, m); float: the counts below are BLAS products, exact below 2^53
+    Bi = B.astype(np.float64)
     side = (1 - Bi, Bi)  # side[a][:, j]: the sample goes left (a = 0) / right (a = 1) at j
 
     def pure_pairs():
@@ -260,9 +264,10 @@ def shallow_tree(B, cls, depth):
         return False
     left_ok = pure[0, 0] & pure[0, 1]  # [j, t]: t splits j's left side into pure parts
     right_ok = pure[1, 0] & pure[1, 1]
-    root = left_ok.any(axis=1) & right_ok.any(axis=1) & B.any(axis=0) & ~B.all(axis=0)
+    splits = B.any(axis=0) & ~B.all(axis=0)
+    root = left_ok.any(axis=1) & right_ok.any(axis=1) & splits
     if not root.any():
-        return False
+        return False if depth < 3 else _three(B, cls, C, splits, deadline)
     j = int(np.flatnonzero(root)[0])
     go = B[:, j]
     parts = []
@@ -272,6 +277,31 @@ def shallow_tree(B, cls, depth):
         else:
             parts.append(split(int(np.flatnonzero(ok[j])[0]), sub))
     return (j, parts[0], parts[1])
+
+
+def _three(B, cls, C, splits, deadline):
+    """Depth 3 (none of depth <= 2 exists): a root test whose two sides have depth <= 2."""
+    right = B.T.astype(np.float64) @ C  # (k, m) class counts on the right of each test
+    left = C.sum(axis=0) - right
+    gini = sum(n - (part**2).sum(axis=1) / np.maximum(n, 1)
+               for part in (left, right) for n in [part.sum(axis=1)])
+    rows = np.arange(len(cls))
+    for j in np.flatnonzero(splits)[np.argsort(gini[splits], kind="stable")]:
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        go = B[:, j]
+        parts = []
+        for sub in (rows[~go], rows[go]):
+            if len(np.unique(cls[sub])) == 1:
+                parts.append(("leaf", int(cls[sub[0]])))
+                continue
+            part = shallow_tree(B[sub], cls[sub], 2)
+            if part is False:
+                break
+            parts.append(part)
+        else:
+            return (int(j), parts[0], parts[1])
+    return False
 
 
 # -- search -------------------------------------------------------------------

@@ -6,11 +6,16 @@ keeps the samples reaching r; a sample ending at a leaf of T keeps that leaf's
 (predicted) class, one ending at u_i gets the new class s + i of weight
 height(T_{u_i}) (the weighted local instance I'_w).
 
-Numeric features become binary tests ``x_f > t`` (True = right).  Thresholds:
-the split values the input tree uses on f, then the midpoints between
-consecutive values of x_f among the window's samples; tests that split the
-window's samples identically (or not at all) are kept once, the tree's own
-threshold first, so a local tree reuses the input tree's cut points where it can.
+A *test* is ``(f, "le", t)`` (left iff ``x_f <= t``) or ``(f, "in", values)``
+(left iff ``x_f`` is one of ``values``: a subset decision); binarised, True
+means right.  Candidate tests on the window's samples: the tests the input
+tree uses on f (its thresholds and subsets), then the midpoints between
+consecutive values of x_f; on a *categorical* feature also the equality tests
+``x_f == v`` for each value v present (the paper's binarisation, "a binary
+identifier to each distinct value", §6).  Tests that split the window's
+samples identically (or not at all) are kept once, the earliest first, so a
+local tree reuses the input tree's tests where it can and a threshold is
+preferred to an equality test that splits alike.
 """
 from __future__ import annotations
 
@@ -91,34 +96,47 @@ def local_classes(window, rows_of, label_code, heights):
             hanging, wdepth, depth)
 
 
+def node_test(n):
+    """The test of an axis-aligned decision node (module doc)."""
+    if n.subset is not None:
+        return (int(n.subset[0]), "in", tuple(n.subset[1]))
+    f = int(np.flatnonzero(n.w)[0])
+    return (f, "le", n.gamma / n.w[f])  # w[f] > 0 (checked on input)
+
+
 def window_tests(window):
-    """The (feature, threshold) tests of an axis-aligned window (the paper's feat(T'))."""
-    out = []
-    for n in window:
-        f = int(np.flatnonzero(n.w)[0])
-        out.append((f, n.gamma / n.w[f]))  # w[f] > 0 (checked on input): right iff x_f > t
-    return out
+    """The tests of an axis-aligned window (the paper's feat(T'))."""
+    return [node_test(n) for n in window]
 
 
 def binarize(X, tests):
-    """Boolean matrix ``X[:, f] > t`` per test."""
-    if not tests:
-        return np.zeros((len(X), 0), dtype=bool)
-    f = np.array([t[0] for t in tests])
-    t = np.array([t[1] for t in tests])
-    return X[:, f] > t
+    """Boolean matrix, True where a row goes right at a test."""
+    out = np.zeros((len(X), len(tests)), dtype=bool)
+    le = [j for j, t in enumerate(tests) if t[1] == "le"]
+    if le:
+        f = np.array([tests[j][0] for j in le])
+        thr = np.array([tests[j][2] for j in le])
+        out[:, le] = X[:, f] > thr
+    for j, (f, kind, arg) in enumerate(tests):
+        if kind == "in":
+            out[:, j] = ~np.isin(X[:, f], arg)
+    return out
 
 
-def candidate_tests(X, tree_thresholds, max_cells=50_000_000):
-    """Tests for the rows X of a window: the tree's split values, then midpoints (module doc);
+def candidate_tests(X, tree_tests, categorical=(), max_cells=50_000_000):
+    """Tests for the rows X of a window: the tree's own tests (``tree_tests``: feature ->
+    list of tests), midpoints, equality tests on ``categorical`` features (module doc);
     None when rows x tests would exceed ``max_cells``."""
     tests = []
+    categorical = set(categorical)
     for f in range(X.shape[1]):
         vals = np.unique(X[:, f])
         if len(vals) < 2:
             continue
-        own = sorted(t for t in tree_thresholds.get(f, ()) if vals[0] <= t < vals[-1])
-        tests += [(f, t) for t in own] + [(f, t) for t in (vals[:-1] + vals[1:]) / 2]
+        own = [t for t in tree_tests.get(f, ()) if t[1] == "in" or vals[0] <= t[2] < vals[-1]]
+        tests += own + [(f, "le", t) for t in (vals[:-1] + vals[1:]) / 2]
+        if f in categorical and len(vals) > 2:
+            tests += [(f, "in", (v.item(),)) for v in vals]
         if len(tests) * len(X) > max_cells:
             return None
     return distinct_tests(X, tests)
@@ -171,5 +189,6 @@ def support_set(B, cls, max_cells=30_000_000):
     return sorted(chosen)
 
 
-__all__ = ["grow_window", "window_leaves", "local_classes", "window_tests", "binarize",
+__all__ = ["grow_window", "window_leaves", "local_classes", "node_test", "window_tests",
+           "binarize",
            "candidate_tests", "reduce_rows", "support_set", "height"]

@@ -1,8 +1,10 @@
 """Explicit linked nodes for splicing subtrees, and conversion to and from :class:`gto.Tree`.
 
-A :class:`gto.Tree` stores decisions in preorder (W, gamma) and leaf labels left
-to right (DESIGN §1); local improvement cuts and re-attaches subtrees, which is
-easier on linked nodes.  A point goes left at a decision iff ``x @ w - gamma <= 0``.
+A :class:`gto.Tree` stores decisions in preorder (W, gamma, subsets) and leaf
+labels left to right (DESIGN §1); local improvement cuts and re-attaches
+subtrees, which is easier on linked nodes.  A point goes left at a hyperplane
+decision iff ``x @ w - gamma <= 0``, at a subset decision ``(f, values)`` iff
+``x_f`` is one of ``values`` (:mod:`gto.tree`).
 """
 from __future__ import annotations
 
@@ -12,25 +14,36 @@ from ..tree import Tree
 
 
 class Node:
-    """A decision (``w``, ``gamma``, ``left``, ``right``) or a leaf (``label``)."""
+    """A decision (``w``, ``gamma`` or ``subset``; ``left``, ``right``) or a leaf
+    (``label``).  A subset decision has ``subset = (f, values)`` and ``w`` zero."""
 
-    __slots__ = ("w", "gamma", "left", "right", "label")
+    __slots__ = ("w", "gamma", "left", "right", "label", "subset")
 
-    def __init__(self, w=None, gamma=0.0, left=None, right=None, label=None):
+    def __init__(self, w=None, gamma=0.0, left=None, right=None, label=None, subset=None):
         self.w, self.gamma, self.left, self.right, self.label = w, gamma, left, right, label
+        self.subset = subset
 
     @property
     def is_leaf(self):
-        return self.w is None
+        return self.left is None
 
     def goes_left(self, X):
-        """Boolean mask of the rows of X sent left (``x @ w - gamma <= 0``)."""
+        """Boolean mask of the rows of X sent left (``x @ w - gamma <= 0``, or ``x_f`` in
+        the subset)."""
+        if self.subset is not None:
+            f, values = self.subset
+            return np.isin(X[:, f], values)
         return X @ self.w - self.gamma <= 0
+
+    def split_like(self, left, right):
+        """A decision with this one's test and the given children."""
+        return Node(None if self.w is None else self.w.copy(), self.gamma, left, right,
+                    subset=self.subset)
 
     def copy(self):
         if self.is_leaf:
             return Node(label=self.label)
-        return Node(self.w.copy(), self.gamma, self.left.copy(), self.right.copy())
+        return self.split_like(self.left.copy(), self.right.copy())
 
 
 def from_tree(tree):
@@ -41,7 +54,12 @@ def from_tree(tree):
         if kind == "l":
             return Node(label=tree.leaf_classes[i].item())
         left, right = tree.children[i]
-        return Node(tree.W[i].copy(), float(tree.gamma[i]), build(left), build(right))
+        subset = tree.subsets[i]
+        if subset is not None and any(isinstance(v, str) for v in subset[1]):
+            raise ValueError(f"tree: subset decision {i} holds strings; gto.slim works on "
+                             "numeric X (category codes)")
+        return Node(tree.W[i].copy(), float(tree.gamma[i]), build(left), build(right),
+                    subset=subset)
 
     return build(("d", 0))
 
@@ -50,17 +68,19 @@ def to_tree(root, n_features):
     """A :class:`gto.Tree` from linked nodes (decisions in preorder, as Tree numbers them)."""
     if root.is_leaf:
         raise ValueError("the tree is a single leaf: a gto.Tree needs at least one decision")
-    W, gamma = [], []
+    W, gamma, subsets = [], [], []
 
     def build(node):
         if node.is_leaf:
             return node.label
-        W.append(node.w)
-        gamma.append(node.gamma)
+        subsets.append(node.subset)
+        W.append(np.zeros(n_features) if node.subset is not None else node.w)
+        gamma.append(0.0 if node.subset is not None else node.gamma)
         return (build(node.left), build(node.right))
 
     spec = build(root)
-    return Tree(spec, n_features, W=np.array(W), gamma=np.array(gamma))
+    return Tree(spec, n_features, W=np.array(W), gamma=np.array(gamma),
+                subsets=subsets if any(s is not None for s in subsets) else None)
 
 
 def height(node):
@@ -90,11 +110,12 @@ def predict(node, X, rows=None):
 
 
 def is_axis_aligned(node):
-    """True when every decision's w has exactly one nonzero."""
+    """True when every decision tests one feature: a subset decision, or a w with exactly
+    one nonzero, positive (``x_f <= t`` goes left)."""
     if node.is_leaf:
         return True
-    return (np.count_nonzero(node.w) == 1 and is_axis_aligned(node.left)
-            and is_axis_aligned(node.right))
+    one = node.subset is not None or (np.count_nonzero(node.w) == 1 and np.sum(node.w) > 0)
+    return one and is_axis_aligned(node.left) and is_axis_aligned(node.right)
 
 
 def leaves_with_depth(node, depth=0, path=None):

@@ -1,6 +1,8 @@
 """``gto.slim.improve``: DT-SLIM local improvement (Schidler & Szeider 2021, Algorithm 1).
 
-``method="sat"``: repeatedly take a deepest leaf not yet finished, and on its
+``method="sat"``: first the whole instance at depth <= 3 by counting (exact,
+cheap where SAT over all samples is not; :func:`encodings.shallow_tree`);
+then repeatedly take a deepest leaf not yet finished, and on its
 path (from the highest ancestor reached by few samples, then upwards, then
 the ancestors below it) grow a
 window, build its weighted local instance (``local.py``), reduce features
@@ -28,12 +30,13 @@ import numpy as np
 from scipy.optimize import OptimizeResult
 
 from .._validation import check_labels, check_X
+from ..categorical import _column_indices
 from ..optimize import as_tree
 from ..optimize import optimize as gto_optimize
 from ..progress import Progress
 from ..tree import Tree
 from . import local as L
-from .encodings import minimum_depth_tree, weighted_depth
+from .encodings import minimum_depth_tree, shallow_tree, weighted_depth
 from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned,
                     leaves_with_depth, n_decisions, predict, prune_empty, replace,
                     rows_by_node, size, to_tree)
@@ -45,6 +48,9 @@ STAGES = (0.25, 0.5, 1.0, 2.0, 4.0)  # multiples of the sample limits and of the
 PB_WEIGHTED_ROWS = 30  # a safe window is tried weighted (DT_pb, O(n^2) pairs) up to this size
 LOCAL_CONFLICTS = 20_000  # solver conflicts per SAT call at stage multiple 1
 MAX_ALL_CELLS = 200_000  # samples x tests above which "all" falls back to a support set
+WHOLE_FLOPS = 1e11  # the whole instance is tried at depth 3 by counting up to n k^3 m this
+WHY = ("whole", "improved", "minimal", "timeout", "too_large", "repeat", "one_decision",
+       "sat_seconds")  # outcome counts of the windows (improve's result ``windows``)
 
 
 def sample_limits(max_depth_local, low=300, high=90):
@@ -92,15 +98,15 @@ def _check(method, max_depth_local, time_limit, local_time_limit, encoding):
 
 
 def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=None,
-            time_limit=300.0, random_state=None, *, local_time_limit=None, encoding="auto",
-            max_iter=2000, quiet=False):
+            time_limit=300.0, random_state=None, *, categorical_features=None,
+            local_time_limit=None, encoding="auto", max_iter=2000, quiet=False):
     """Improve a decision tree window by window (DT-SLIM; module doc).
 
     Parameters
     ----------
     tree : gto.Tree or fitted sklearn DecisionTreeClassifier
-        For ``method="sat"`` every decision must be axis-aligned (one positive
-        weight), any depth.
+        For ``method="sat"`` every decision must test one feature: axis-aligned
+        (one positive weight) or a subset decision on numeric codes; any depth.
     X, y : training data.  ``"sat"`` keeps every sample's *predicted* class
         (y only sets the input checks); ``"gto"`` minimises errors against y.
     method : "sat" (minimum weighted depth windows) or "gto" (oblique windows).
@@ -113,6 +119,11 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         For "gto" an int caps the samples reaching a window (None: no cap).
     time_limit : seconds for the whole run (None: until no window improves).
     random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
+    categorical_features : None, "all", a bool mask or column indices (as
+        :func:`gto.categorical.encode`): features whose values are category
+        codes.  "sat" windows may then also use the paper's one-hot tests
+        ``x_f == v`` (subset decisions ``(f, (v,))`` in the result) beside
+        thresholds.  None: thresholds only.
     local_time_limit : seconds per window's SAT calls at stage multiple 1
         (default 20; each call also stops after ``LOCAL_CONFLICTS`` times the
         multiple solver conflicts) / per ``gto.optimize`` call (default 10).
@@ -128,14 +139,21 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     ``n_errors_after`` (training errors against y), ``n_windows`` (windows
     replaced), ``n_tried`` (windows solved), ``n_sat`` (SAT searches),
     ``n_timeouts`` (windows given up on a time or conflict limit), ``stage``
-    (last stage reached), ``status`` ("converged": the last stage improved
-    nothing, "time_limit" or "interrupted"), ``message``, ``time``.
+    (last stage reached), ``windows`` (outcome counts per window and feature
+    reduction looked at, "sat": "whole" (1 when the whole tree was replaced by
+    a tree of depth <= 3 found by counting), "improved", "minimal" (SAT proved no
+    shallower tree), "timeout", "too_large" (over the sample limit), "repeat"
+    (failed before, unchanged), "one_decision"; and "sat_seconds" spent in
+    SAT), ``status`` ("converged": the last stage improved nothing,
+    "time_limit" or "interrupted"), ``message``, ``time``.
     """
     t0 = time.monotonic()
     _check(method, max_depth_local, time_limit, local_time_limit, encoding)
     tree = as_tree(tree)
     X = check_X(X, tree.n_features)
     y = check_labels(y, len(X))
+    categorical = [] if categorical_features is None else _column_indices(
+        categorical_features, [f"x{j}" for j in range(X.shape[1])], [], "categorical_features")
     root = from_tree(tree)
     if max_depth_local is None:
         max_depth_local = 15 if method == "sat" else 3
@@ -145,17 +163,17 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     depth_before, size_before = leaves_depth(root), size(root)
     errors_before = int(np.sum(predict(root, X) != y))
     state = dict(root=root, n_windows=0, n_tried=0, n_sat=0, n_timeouts=0, stage=0,
-                 failed={})
+                 failed={}, why=dict.fromkeys(WHY, 0))
     status = "converged"
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
             if method == "sat":
-                if not is_axis_aligned(root) or any(np.sum(n.w) <= 0 for n in decisions(root)):
+                if not is_axis_aligned(root):
                     raise ValueError("tree: method='sat' needs axis-aligned decisions "
-                                     "(one positive weight per decision)")
+                                     "(one positive weight) or subset decisions")
                 limit = _limit_fn(max_samples_local, max_depth_local)
-                status = _run_sat(state, X, max_depth_local, limit, local_time_limit,
-                                  encoding, deadline, bar)
+                status = _run_sat(state, X, categorical, max_depth_local, limit,
+                                  local_time_limit, encoding, deadline, bar)
             else:
                 cap = max_samples_local
                 if cap is not None and (not isinstance(cap, numbers.Integral) or cap < 2):
@@ -177,6 +195,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         n_errors_before=errors_before, n_errors_after=errors_after,
         n_windows=state["n_windows"], n_tried=state["n_tried"], n_sat=state["n_sat"],
         n_timeouts=state["n_timeouts"], stage=state["stage"], status=status,
+        windows=dict(state["why"]),
         message=messages[status], success=status != "interrupted",
         time=time.monotonic() - t0)
 
@@ -190,7 +209,8 @@ def _remaining(deadline):
 
 
 # -- method "sat" ----------------------------------------------------------------
-def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadline, bar):
+def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, encoding,
+             deadline, bar):
     """Algorithm 1 of the paper, run in stages of growing windows.
 
     Stage k allows ``STAGES[k]`` times the sample limits and a per-call SAT
@@ -203,13 +223,21 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
     pred0 = predict(root, X)
     labels = sorted({n.label for n, _, _ in leaves_with_depth(root)}, key=repr)
     code = {lab: i for i, lab in enumerate(labels)}
-    thresholds = {}
+    own = {}
     for n in decisions(root):
-        f = int(np.flatnonzero(n.w)[0])
-        thresholds.setdefault(f, set()).add(n.gamma / n.w[f])
-    ctx = dict(X=X, code=code, labels=labels, thresholds=thresholds, encoding=encoding,
+        t = L.node_test(n)
+        own.setdefault(t[0], set()).add(t)
+    own = {f: sorted(ts) for f, ts in own.items()}
+    ctx = dict(X=X, code=code, labels=labels, tests=own, categorical=categorical,
+               encoding=encoding,
                max_depth=max_depth_local, row_id=np.unique(X, axis=0, return_inverse=True)[1]
                .ravel().astype(np.int64))
+    new = _shallow_whole(root, X, pred0, ctx, deadline)
+    if new is not None:
+        root = state["root"] = new
+        state["n_windows"] += 1
+        state["why"]["whole"] = 1
+        assert np.all(predict(root, X) == pred0), "a training sample changed its predicted class"
     for stage, frac in enumerate(STAGES):
         state["stage"] = stage
         ctx["limit"] = lambda d, frac=frac: max(2, int(round(frac * limit(d))))
@@ -262,6 +290,32 @@ def _run_sat(state, X, max_depth_local, limit, local_time_limit, encoding, deadl
     return "converged"
 
 
+def _shallow_whole(root, X, pred0, ctx, deadline=None):
+    """The whole tree as a window with every candidate test, at depth 1, 2, 3 below the
+    tree's depth, by counting (:func:`encodings.shallow_tree`): exact and cheap enough for
+    the whole instance, which is far over the windows' sample limits (depth 3 only while
+    n k^3 m <= ``WHOLE_FLOPS``, and given up at ``deadline``).  Returns new nodes or None."""
+    depth = leaves_depth(root)
+    tests = L.candidate_tests(X, ctx["tests"], ctx["categorical"])
+    if depth < 2 or tests is None:
+        return None
+    cls = np.array([ctx["code"][p] for p in pred0], dtype=np.int64)
+    red = L.reduce_rows(L.binarize(X, tests), cls)
+    if red is None:
+        return None
+    B, c = red
+    n, k = B.shape
+    for d in range(1, min(3, depth - 1) + 1):
+        if d == 3 and n * k**3 * (c.max() + 1) > WHOLE_FLOPS:
+            break
+        local = shallow_tree(B, c, d, deadline)
+        if local is None:
+            return None
+        if local is not False:
+            return _nodes_of(local, tests, ctx["labels"], [], X.shape[1])
+    return None
+
+
 def _sat_window(r, rows_of, heights, ctx, time_limit, state):
     """A replacement for a window rooted at r of smaller weighted depth, or None.
 
@@ -287,8 +341,10 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
                 return red is not None and len(red[0]) <= limit(depth)
             return len(np.unique(ctx["row_id"][rows] * len(weights) + cls)) <= limit(depth)
 
+        why = state["why"]
         window = L.grow_window(r, rows_of, heights, code, ctx["max_depth"], fits)
         if not fits(window):
+            why["too_large"] += 1
             continue
         rows, cls, weights, hanging, wdepth, depth = L.local_classes(window, rows_of, code,
                                                                       heights)
@@ -296,20 +352,24 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
         key = (reduction,) + tuple(id(n) for n in window) + tuple(
             (id(u), heights[id(u)]) for u in hanging)
         if key in state["failed"]:
+            why["repeat"] += 1
             continue
         if depth < 2 and len(np.unique(cls)) > 1:
+            why["one_decision"] += 1
             continue  # one decision separating two classes cannot get shallower
         Xr = X[rows]
         if reduction == "own":
             tests = L.window_tests(window)
         else:
-            tests = L.candidate_tests(Xr, ctx["thresholds"])
+            tests = L.candidate_tests(Xr, ctx["tests"], ctx["categorical"])
             if tests is not None and len(tests) * len(Xr) > MAX_ALL_CELLS:
                 tests = _support_tests(Xr, cls, window, tests)
             if tests is None:
+                why["too_large"] += 1
                 continue
         red = L.reduce_rows(L.binarize(Xr, tests), cls)
         if red is None or len(red[0]) > limit(depth):
+            why["too_large"] += 1
             continue
         B, c = red
         # safe window (Corollary 1): the unweighted depth bounds the weighted one
@@ -327,13 +387,17 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
             if left <= 0:
                 timed_out, failed = True, False
                 break
+            t_sat = time.monotonic()
             local, _, optimal = minimum_depth_tree(B, c, w_use, below, ctx["encoding"],
                                                    time_limit=left, conflicts=ctx["conflicts"])
+            why["sat_seconds"] += time.monotonic() - t_sat
             state["n_sat"] += 1
             if local is None and not optimal:
                 timed_out, failed = True, False
             if local is not None and weighted_depth(local, weights) < wdepth:
+                why["improved"] += 1
                 return _nodes_of(local, tests, ctx["labels"], hanging, X.shape[1])
+        why["minimal" if failed else "timeout"] += 1
         if failed:
             state["failed"][key] = window + hanging  # keeps the nodes (and so their ids) alive
     state["n_timeouts"] += timed_out
@@ -357,19 +421,23 @@ def _nodes_of(local, tests, labels, hanging, n_features):
     if local[0] == "leaf":
         c = local[1]
         return Node(label=labels[c]) if c < s else hanging[c - s].copy()
-    f, t = tests[local[0]]
+    f, kind, arg = tests[local[0]]
     w = np.zeros(n_features)
-    w[f] = 1.0
-    return Node(w, float(t), _nodes_of(local[1], tests, labels, hanging, n_features),
-                _nodes_of(local[2], tests, labels, hanging, n_features))
+    if kind == "le":
+        w[f] = 1.0
+    return Node(w, float(arg) if kind == "le" else 0.0,
+                _nodes_of(local[1], tests, labels, hanging, n_features),
+                _nodes_of(local[2], tests, labels, hanging, n_features),
+                subset=(f, tuple(arg)) if kind == "in" else None)
 
 
 # -- method "gto" ----------------------------------------------------------------
 def _gto_window(r, max_depth_local):
-    """Decisions of T_r within ``max_depth_local`` levels of r, r first."""
+    """Hyperplane decisions of T_r within ``max_depth_local`` levels of r, r first (a
+    subset decision and what hangs below it stay as they are)."""
     window, level = [], [r]
     for _ in range(max_depth_local):
-        level = [n for n in level if not n.is_leaf]
+        level = [n for n in level if not n.is_leaf and n.subset is None]
         window += level
         level = [c for n in level for c in (n.left, n.right)]
     return window
@@ -401,8 +469,7 @@ def _without(root, d, child):
         return child.copy()
     if root.is_leaf:
         return Node(label=root.label)
-    return Node(root.w.copy(), root.gamma, _without(root.left, d, child),
-                _without(root.right, d, child))
+    return root.split_like(_without(root.left, d, child), _without(root.right, d, child))
 
 
 def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, random_state,
@@ -413,8 +480,8 @@ def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, rand
         improved = False
         for r in decisions(state["root"]):
             root = state["root"]
-            if not _contains(root, r):
-                continue
+            if r.subset is not None or not _contains(root, r):
+                continue  # a subset decision is kept as it is
             left = _remaining(deadline)
             if left is not None and left <= 0.05:
                 return "time_limit"
@@ -500,5 +567,5 @@ def _decode_codes(node, labels, hanging, K):
             return hanging[c - K].copy()
         lab = labels[c]
         return Node(label=lab.item() if isinstance(lab, np.generic) else lab)
-    return Node(node.w.copy(), node.gamma, _decode_codes(node.left, labels, hanging, K),
-                _decode_codes(node.right, labels, hanging, K))
+    return node.split_like(_decode_codes(node.left, labels, hanging, K),
+                           _decode_codes(node.right, labels, hanging, K))
