@@ -193,6 +193,23 @@ def test_3_late_write_failure_keeps_the_model_and_says_where(tmp_path, heart_csv
 
 
 # -- 4. Ctrl-C ------------------------------------------------------------------------------
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handling during the test, as in an interactive session.
+
+    A job started in the background of a non-interactive shell (``nohup ... &``)
+    inherits SIGINT ignored; gto then leaves it alone (a handler it does not own),
+    so Ctrl-C cannot reach the search and these tests would wait for it forever."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _default_sigint_in_child():
+    """``preexec_fn``: the child starts with SIGINT at its default (see ``default_sigint``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _sigint_at(iteration):
     def callback(it, state, value):
         if it == iteration:
@@ -201,7 +218,7 @@ def _sigint_at(iteration):
     return callback
 
 
-def test_4_sigint_stops_optimize_returns_best_and_warns():
+def test_4_sigint_stops_optimize_returns_best_and_warns(default_sigint):
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(FIG2, X.shape[1])
     with pytest.warns(RuntimeWarning, match="interrupted"):
@@ -212,7 +229,7 @@ def test_4_sigint_stops_optimize_returns_best_and_warns():
     assert res.n_errors == walk_errors(res.tree, X, y) <= res.start_n_errors
 
 
-def test_4_sigint_stops_the_estimator_and_cross_validation():
+def test_4_sigint_stops_the_estimator_and_cross_validation(default_sigint):
     from sklearn.model_selection import cross_val_score
 
     X, y = problems.load("heart")
@@ -251,7 +268,8 @@ def test_4_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, 
     try:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gto", "fit", str(heart_csv), "--restarts", "8", "-o",
-             str(model)], stderr=subprocess.PIPE, text=True, env=gto_env(), cwd=tmp_path)
+             str(model)], stderr=subprocess.PIPE, text=True, env=gto_env(), cwd=tmp_path,
+            preexec_fn=_default_sigint_in_child)
     finally:
         os.umask(old)
     first = proc.stderr.readline()  # "fit: N points ...": the fit has started
