@@ -113,10 +113,9 @@ def split_options(method, options):
     ls = schedule["long_steps"]
     if isinstance(ls, bool) or not isinstance(ls, int) or ls < 0:
         raise ValueError(f"options['long_steps'] must be an int >= 0, got {ls!r}")
-    if not isinstance(schedule["race"], bool):
-        raise ValueError(f"options['race'] must be True or False, got {schedule['race']!r}")
-    if not isinstance(schedule["kick"], bool):
-        raise ValueError(f"options['kick'] must be True or False, got {schedule['kick']!r}")
+    for key in ("race", "kick"):
+        if not isinstance(schedule[key], bool):
+            raise ValueError(f"options[{key!r}] must be True or False, got {schedule[key]!r}")
     if schedule["refine"] not in (True, False, "start"):
         raise ValueError(f"options['refine'] must be True, False or 'start', "
                          f"got {schedule['refine']!r}")

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
+from .scaling import Scaler
 from .tree import Tree
 from .tree import as_tree
 
@@ -51,10 +52,8 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    mu = X.mean(axis=0)
-    sd = X.std(axis=0)
-    sd[sd == 0] = 1.0
-    Z = (X - mu) / sd
+    scaler = Scaler(X, diagonal=True)  # standardised features, constant ones 0
+    Z = scaler.transform(X)
     W, gamma = np.zeros((tree.n_decisions, tree.n_features)), np.zeros(tree.n_decisions)
     reach = np.ones((tree.n_decisions, len(y)), dtype=bool)
     n_iter = 0
@@ -68,13 +67,13 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
             n_iter += int(svm.n_iter_)
-            coef = svm.coef_[0] / sd  # w·z + b > 0 (right) <=> x·W - gamma > 0
-            W[d], gamma[d] = coef, coef @ mu - svm.intercept_[0]
+            W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]  # w·z + b > 0: right
         else:  # one side wanted (or no point): everything goes there
             gamma[d] = -1.0 if len(sides) == 1 and sides[0] > 0 else 1.0
-        go_right = X @ W[d] - gamma[d] > 0
+        go_right = Z @ W[d] - gamma[d] > 0
         for child, right in zip(tree.children[d], (False, True)):
             if child[0] == "d":
                 reach[child[1]] = reach[d] & (go_right == right)
+    W, gamma = scaler.to_original(W, gamma)  # the scaling folded back
     out = Tree(tree.structure, tree.n_features, W=W, gamma=gamma)
     return out.record_training(X, y, sample_weight), n_iter
