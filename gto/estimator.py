@@ -32,6 +32,7 @@ INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
 SVM_C_GRID = (0.01, 0.1, 1.0)
+SVM_START_C = 0.1  # the SVM tree the auto grid's alpha-0 search starts from
 SELECTIONS = ("best", "1se")
 
 
@@ -271,7 +272,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         budget of one feature needs no penalty, and the product would cost
         ``len(ALPHA_GRID)`` times more fits).  One "auto": that parameter's grid
         with the other as given.  With ``alpha="auto"``, ``svm`` and no warm start
-        the linear-SVM trees of ``SVM_C_GRID`` come last (``alpha`` None)."""
+        the linear-SVM trees of ``SVM_C_GRID`` come last (``alpha`` None), and the
+        unpenalised search without a budget starts from the SVM tree of
+        ``SVM_START_C`` (``svm_C`` set and ``alpha`` 0) instead of the portfolio."""
         alphas = ALPHA_GRID if isinstance(self.alpha, str) else (float(self.alpha),)
         budgets = (self.max_features,)
         if isinstance(self.max_features, str):
@@ -283,6 +286,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             grid = [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
         grid = [{**g, "svm_C": None} for g in grid]
         if isinstance(self.alpha, str) and self.svm and isinstance(self.init, str):
+            # the unpenalised search starts from the SVM tree (DESIGN §3b)
+            grid = [{**g, "svm_C": SVM_START_C}
+                    if g["alpha"] == 0 and g["max_features"] is None else g for g in grid]
             grid += [{"alpha": None, "max_features": None, "svm_C": c} for c in SVM_C_GRID]
         return grid
 
@@ -290,7 +296,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """The ``init`` values of :func:`optimize` to run: the warm start or the portfolio
         (with ``max_features=1`` optimize's own choice: the exact axis-aligned tree
         when it is affordable, else CART)."""
-        if not isinstance(self.init, str):
+        if not isinstance(self.init, str) or params["svm_C"] is not None:
             return ["tree"]
         if self.init == "auto":
             if params["max_features"] == 1:
@@ -302,9 +308,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
-        is the linear-SVM tree instead (:func:`gto.svm_start.svm_tree`, no search)."""
+        and ``alpha`` None is the linear-SVM tree instead (:func:`gto.svm_start.svm_tree`,
+        no search); with ``svm_C`` and an ``alpha`` the search starts from that tree."""
         if params["svm_C"] is not None:
-            return _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state))
+            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state))
+            if params["alpha"] is None:
+                return svm
+            tree = svm.tree
         best = None
         for init in self._starts(tree, params):
             res = optimize(
@@ -461,7 +471,7 @@ def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
     the linear-SVM trees (convex max-margin fits, smaller ``C`` first), then the
     searched trees by fewer features per decision, then a larger penalty."""
-    if params.get("svm_C") is not None:
+    if params.get("svm_C") is not None and params.get("alpha") is None:
         return (0, params["svm_C"])
     budget = params["max_features"] or n_features
     return (min(budget, n_features), -params["alpha"])
