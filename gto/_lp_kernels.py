@@ -97,12 +97,12 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
         top = 0.0
         for t in range(T):
             acc = 0.0
-            slack = rhs[t]
+            at = 0.0
             for j in range(m):
                 acc += rows[t, j] * v[j]
-                slack -= rows[t, j] * theta[j]
+                at += rows[t, j] * theta[j]
             rate[t] = acc
-            r[t] = slack
+            r[t] = rhs[t] - at
             top = max(top, abs(acc))
         thr = pivot_tol * max(1.0, top)
         best_violation = np.inf
@@ -134,9 +134,10 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 cand[j] = theta[j] + step * sign * v[j]
             violation = 0.0
             for t in range(T):
-                slack = rhs[t]
+                at = 0.0
                 for j in range(m):
-                    slack -= rows[t, j] * cand[j]
+                    at += rows[t, j] * cand[j]
+                slack = rhs[t] - at
                 if slack > 0:
                     violation += cost[t] * slack
             if best_row < 0 or violation < best_violation:

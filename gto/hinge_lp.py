@@ -41,13 +41,6 @@ def _padded(block, cost):
     return np.append(cost, np.zeros(len(block.rows) - len(cost)))
 
 
-def hinge_objective(block, cost, ucost=None):
-    """``sum cost max(0, r) + ucost max(0, -r)`` at the block's vertex."""
-    cost = _padded(block, cost)
-    ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
-    return hinge_value(cost, ucost, block.r)
-
-
 def edge_slopes(block, cost, ucost, zero_tol=ZERO_TOL, rownorm=None):
     """LP reduced costs, true slopes and rounding bounds of the 2m edges
     (sigma=+1 columns first), for padded costs (:func:`_padded`).
