@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
+from ._lp_kernels import well_conditioned as _well_conditioned
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
 PIVOT_RTOL = 1e-7  # ... nor below this times the column's largest |g| (conditioning)
@@ -48,7 +49,8 @@ MAX_COND = 1e13  # a block more ill-conditioned than this counts as singular
 def well_conditioned(M):
     """True if the rows ``M`` are independent within ``MAX_COND`` (the one test of
     when a block, or a block about to be, counts as singular)."""
-    return bool(np.linalg.cond(M) <= MAX_COND)
+    M = np.ascontiguousarray(M, dtype=float)
+    return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND))
 
 
 class SingularBlockError(ValueError):

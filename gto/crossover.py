@@ -10,9 +10,8 @@ satisfied stays satisfied (the objective of eq. 21 stays 0).
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
-
-from .block import PIVOT_TOL, ZERO_TOL, Block, well_conditioned
+from ._lp_kernels import DONE, NEEDS_DIRECTION, purify_steps
+from .block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
 
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
@@ -54,50 +53,36 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     """
     m = rows.shape[1]
     n_real = len(rows)
+    rows = np.ascontiguousarray(rows, dtype=float)
     theta = np.array(theta, dtype=float)
-    rhs = np.ones(n_real) if rhs is None else np.asarray(rhs, dtype=float)
+    rhs = np.ones(n_real) if rhs is None else np.ascontiguousarray(rhs, dtype=float)
     coord = n_real if coord is None else int(coord)
     cost = np.append(cost, np.zeros(n_real - len(cost)))  # coordinate rows cost nothing
-    tight = [coord + j for j in range(n_coord) if theta[j] == 0.0]
+    tight = np.zeros(m, dtype=np.int64)
+    zeros = [coord + j for j in range(n_coord) if theta[j] == 0.0]
+    k = len(zeros)
+    tight[:k] = zeros
     rng = np.random.default_rng(rng)
-    dependent = np.zeros(len(rows), dtype=bool)
-    while len(tight) < m:
-        Q = scipy.linalg.null_space(rows[tight]) if tight else np.eye(m)
-        v = Q @ (Q.T @ -theta)  # shrink towards the origin first: scaling down to the margin
-        if np.linalg.norm(v) <= 1e-12 * max(1.0, np.linalg.norm(theta)):
-            v = Q @ rng.standard_normal(Q.shape[1])
-        r = rhs - rows @ theta
-        best = None
-        zero = np.abs(r) <= ZERO_TOL  # satisfied on the margin: must not rise
-        for direction in (v, -v):
-            rate = rows @ direction  # r(t) = r - t * rate
-            ok = np.abs(rate) > PIVOT_TOL * max(1.0, np.abs(rate).max())
-            ok &= np.where(zero, rate < 0, r * rate > 0)
-            ok[tight] = False
-            ok[: len(dependent)] &= ~dependent
-            idx = np.flatnonzero(ok)
-            if idx.size == 0:
-                continue
-            steps = np.where(zero[idx], 0.0, r[idx] / rate[idx])
-            k = int(np.argmin(steps))
-            new_theta = theta + steps[k] * direction
-            violation = cost @ np.maximum(0.0, rhs - rows @ new_theta)
-            if best is None or violation < best[0]:
-                best = (violation, new_theta, int(idx[k]))
-        if best is None:  # v is a lineality direction: pin it with a pseudo-row
-            v = v / np.linalg.norm(v)
-            theta = theta + (1.0 - v @ theta) * v  # now v @ theta = 1; no slack moves
-            rows = np.vstack([rows, v])
-            rhs = np.append(rhs, 1.0)
-            cost = np.append(cost, 0.0)
-            best = (None, theta, len(rows) - 1)
-        _, new_theta, new = best
-        if new < n_real and not well_conditioned(rows[tight + [new]]):
-            dependent[new] = True
+    dependent = np.zeros(n_real, dtype=bool)
+    out, none = np.empty((m, m)), np.empty(0)
+    direction = none
+    while True:
+        status, k, columns = purify_steps(rows, rhs, cost, theta, tight, k, dependent,
+                                          direction, out, ZERO_TOL, PIVOT_TOL, MAX_COND)
+        direction = none
+        if status == DONE:
+            break
+        if status == NEEDS_DIRECTION:  # theta has no part in the null space: a random one
+            direction = out[:, :columns] @ rng.standard_normal(columns)
             continue
-        theta = new_theta
-        tight.append(new)
-    return Block(rows, np.array(tight), n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
+        v = out[:, 0] / np.linalg.norm(out[:, 0])  # a lineality direction: pin it
+        theta = theta + (1.0 - v @ theta) * v  # now v @ theta = 1; no slack moves
+        rows = np.vstack([rows, v])
+        rhs = np.append(rhs, 1.0)
+        cost = np.append(cost, 0.0)
+        tight[k] = len(rows) - 1
+        k += 1
+    return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
 
 
 def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_point=None,

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._kernels import pivot_threshold
+from ._lp_kernels import edge_slopes as _edge_slopes, hinge_value, leaving_row
 from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, well_conditioned
 
 SLOPE_TOL = 1e-10
@@ -39,42 +41,28 @@ def _padded(block, cost):
     return np.append(cost, np.zeros(len(block.rows) - len(cost)))
 
 
-def hinge_objective(block, cost, ucost=None):
-    """``sum cost max(0, r) + ucost max(0, -r)`` at the block's vertex."""
-    value = _padded(block, cost) @ np.maximum(0.0, block.r)
-    if ucost is not None:
-        value += _padded(block, ucost) @ np.maximum(0.0, -block.r)
-    return float(value)
-
-
-def edge_slopes(block, cost, zero_tol=ZERO_TOL, ucost=None):
-    """LP reduced costs and true slopes of the 2m edges (sigma=+1 columns first).
+def edge_slopes(block, cost, ucost, zero_tol=ZERO_TOL, rownorm=None):
+    """LP reduced costs, true slopes and rounding bounds of the 2m edges
+    (sigma=+1 columns first), for padded costs (:func:`_padded`).
 
     Along ``sigma * M^-1 e_q`` a slack moves at ``-sigma g``.  The reduced
     cost charges every basic y (its cost times its rate, even at 0: the LP
     basis decides) and every basic u (``ucost``, e.g. ``w+`` of a coordinate
     row under the L1 penalty); the true slope charges only slacks that are or
     become nonzero on a charged side.  They differ only at degenerate vertices.
+
+    The rounding bound of a slope (``ROUNDING_RTOL``): with a badly
+    conditioned block (points that nearly coincide, another far out:
+    ``|M^-1|`` of 1e7) the computed rates carry errors far above
+    ``SLOPE_TOL``, and an edge that is flat in exact arithmetic looks like a
+    descent edge whose ray never turns up.  ``rownorm``: ``max |a_t|`` per row.
+    Returns ``(reduced, slope, noise)`` (compiled: :func:`gto._lp_kernels.edge_slopes`).
     """
-    ucost = np.zeros_like(cost) if ucost is None else ucost
-    G = block.G.T  # (T, m): column q holds edge q's rates
-    r = block.r
-    block.ybasic[r > zero_tol] = True  # only zero slacks may have either basic
-    block.ybasic[r < -zero_tol] = False
-    free = ~block.in_block
-    own, uown = cost[block.tight], ucost[block.tight]
-    basic = (cost * (block.ybasic & free) - ucost * (~block.ybasic & free)) @ G
-    reduced = np.concatenate([-basic + uown, basic + own])
-    zero = np.abs(r) <= zero_tol
-    pos = (cost * (free & (r > zero_tol)) - ucost * (free & (r < -zero_tol))) @ G
-    zc, zu = cost * (free & zero), ucost * (free & zero)
-    up, down = np.maximum(0.0, G), np.maximum(0.0, -G)
-    slope = np.concatenate(
-        [-pos + zc @ down + zu @ up + uown, pos + zc @ up + zu @ down + own]
-    )
-    pseudo = np.tile(~block.real_positions(), 2)
-    reduced[pseudo] = slope[pseudo] = np.inf  # pseudo-rows never leave the block
-    return reduced, slope, G
+    rownorm = np.abs(block.rows).max(axis=1) if rownorm is None else rownorm
+    reduced, slope, noise = np.empty(2 * block.m), np.empty(2 * block.m), np.empty(2 * block.m)
+    _edge_slopes(block.G, block.r, block.ybasic, block.in_block, block.tight, block.n_real, cost,
+                 ucost, zero_tol, block.Binv, rownorm, ROUNDING_RTOL, reduced, slope, noise)
+    return reduced, slope, noise
 
 
 PERTURBATION = 1e-7  # right-hand sides 1 + U(0, this) in the anti-degeneracy phase
@@ -101,43 +89,6 @@ def solve_hinge_lp(block, cost, max_pivots=100_000, ucost=None):
     return value, first + second
 
 
-def slope_noise(block, cost, ucost, rownorm):
-    """Rounding-error bound of each of the 2m edges' slopes (see ``ROUNDING_RTOL``).
-
-    With a badly conditioned block (points that nearly coincide, another far
-    out: ``|M^-1|`` of 1e7) the computed rates carry errors far above
-    ``SLOPE_TOL``, and an edge that is flat in exact arithmetic looks like a
-    descent edge whose ray never turns up.
-    """
-    free = ~block.in_block
-    charged = float(((cost + ucost) * free) @ rownorm)
-    column = np.abs(block.Binv).sum(axis=0)  # |M^-1 e_q|_1
-    return np.tile(ROUNDING_RTOL * column * charged, 2)
-
-
-def _leaving(block, sg, slope, tol, threshold, charge, zero_tol, descent):
-    """The row leaving the block along the ray with rates ``-sg`` (see :func:`_simplex`),
-    among rows whose ``|sg|`` exceeds ``threshold`` (scalar or per row); -1 if none.
-
-    Descent: the breakpoint where the slope, climbing by ``charge |sg|`` at each
-    crossing, turns non-negative.  Otherwise the first zero slack whose basic y
-    or u would turn negative (a degenerate pivot, step 0).
-    """
-    free = ~block.in_block
-    r = block.r
-    if descent:
-        cross = (np.abs(sg) > threshold) & (r * sg > 0) & (np.abs(r) > zero_tol)
-        idx = np.flatnonzero(cross & free)
-        order = np.argsort(r[idx] / sg[idx], kind="stable")
-        climb = slope + np.cumsum(charge[idx[order]] * np.abs(sg[idx[order]]))
-        turns = climb >= -tol
-        return int(idx[order[int(np.argmax(turns))]]) if turns.any() else -1
-    zero = free & (np.abs(r) <= zero_tol)
-    falls = np.where(block.ybasic, sg > threshold, sg < -threshold)
-    blocking = np.flatnonzero(zero & falls)
-    return int(blocking[0]) if blocking.size else -1
-
-
 def _well_conditioned(block, q, leave):
     """True if the block with row ``leave`` in position q is invertible within ``MAX_COND``."""
     M = block.rows[block.tight].copy()
@@ -154,17 +105,19 @@ def _entering(block, negative, reduced, degenerate):
     return int(negative[np.argmin(reduced[negative])])
 
 
-def _pivot_row(block, q, sg, slope, tol, charge, zero_tol, descent, rownorm):
-    """``(leave, small)``: the leaving row along ``sg`` (see :func:`_leaving`) among rates
-    above the pivot tolerance; failing that (``small``) among rates above their rounding
-    bound, if the new block stays within ``MAX_COND``; -1 if none."""
-    free = ~block.in_block
-    pivot_tol = max(PIVOT_TOL, PIVOT_RTOL * np.abs(sg[free]).max(initial=0.0))
-    leave = _leaving(block, sg, slope, tol, pivot_tol, charge, zero_tol, descent)
+def _pivot_row(block, q, sigma, slope, tol, charge, zero_tol, descent, rownorm):
+    """``(leave, small)``: the leaving row along ``sigma`` times edge q's rates
+    (:func:`gto._lp_kernels.leaving_row`) among rates above the pivot tolerance;
+    failing that (``small``) among rates above their rounding bound, if the new
+    block stays within ``MAX_COND``; -1 if none."""
+    g = block.G[q]
+    args = (block.r, block.ybasic, block.in_block, slope, tol)
+    pivot_tol = pivot_threshold(g, block.in_block, PIVOT_TOL, PIVOT_RTOL)
+    leave = leaving_row(g, sigma, *args, pivot_tol, rownorm, 0.0, charge, zero_tol, descent)
     if leave >= 0:
         return leave, False
-    noise = ROUNDING_RTOL * rownorm * np.abs(block.Binv[:, q]).sum()
-    leave = _leaving(block, sg, slope, tol, noise, charge, zero_tol, descent)
+    noise = ROUNDING_RTOL * np.abs(block.Binv[:, q]).sum()
+    leave = leaving_row(g, sigma, *args, 0.0, rownorm, noise, charge, zero_tol, descent)
     if leave >= 0 and not _well_conditioned(block, q, leave):
         leave = -1
     return leave, True
@@ -179,7 +132,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     non-negative; otherwise the pivot is degenerate (step 0, the basic y or u
     of a zero slack leaves).  A long step that gains less than the tolerance
     counts as degenerate.  Rounding (DESIGN §3): an edge descends only beyond
-    ``SLOPE_TOL`` plus its rounding bound (:func:`slope_noise`); an edge with
+    ``SLOPE_TOL`` plus its rounding bound (:func:`edge_slopes`); an edge with
     no pivot row, or whose pivot raises the objective, is undone and skipped
     at this vertex (after one refactorisation), so the objective never rises.
     Returns ``(objective, pivots)``.
@@ -191,19 +144,20 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     m = block.m
     tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
     rownorm = np.abs(block.rows).max(axis=1)
+    charge = cost + ucost
     degenerate, flat, refactorised = False, np.zeros(2 * m, dtype=bool), False
     for pivots in range(max_pivots):
-        reduced, slope, G = edge_slopes(block, cost, zero_tol, ucost)
-        tols = tol + slope_noise(block, cost, ucost, rownorm)
+        reduced, slope, noise = edge_slopes(block, cost, ucost, zero_tol, rownorm)
+        tols = tol + noise
         negative = np.flatnonzero((reduced < -tols) & ~flat)
         if negative.size == 0:
-            return hinge_objective(block, cost, ucost), pivots
+            return hinge_value(cost, ucost, block.r), pivots
         j = _entering(block, negative, reduced, degenerate)
         q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
         descent = slope[j] < -tols[j]
-        before = hinge_objective(block, cost, ucost)
-        leave, small = _pivot_row(block, q, sigma * G[:, q], slope[j], tols[j], cost + ucost,
-                                  zero_tol, descent, rownorm)
+        before = hinge_value(cost, ucost, block.r)
+        leave, small = _pivot_row(block, q, sigma, slope[j], tols[j], charge, zero_tol, descent,
+                                  rownorm)
         basis = block.tight.copy(), block.ybasic.copy()
         if leave >= 0:
             block.pivot(q, sigma, leave)
@@ -211,7 +165,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
                 block.refactorise()
             if descent:
                 block.ybasic = block.r >= 0
-        after = hinge_objective(block, cost, ucost)
+        after = hinge_value(cost, ucost, block.r)
         if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
             if leave >= 0:
                 block.set_basis(*basis)  # undo (a fresh inverse)
