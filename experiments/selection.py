@@ -11,7 +11,8 @@ configuration (fixed ``alpha``/``max_features``), records
 
 Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
 linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
-holds for ``alpha="auto"``.
+holds for ``alpha="auto"``, or (``svm_C`` and ``alpha``) the search with that
+``alpha`` started from that SVM tree (the auto grid's alpha-0 point).
 
 A selection rule over a candidate subset (plain max of the mean CV score, or
 the one-standard-error rule) then has a held-out error that is read off these
@@ -54,6 +55,7 @@ CANDIDATES = {
     "svm": {"svm_C": 1.0},
     "svm0.1": {"svm_C": 0.1},
     "svm0.01": {"svm_C": 0.01},
+    "svm0.1-a0": {"svm_C": 0.1, "alpha": 0.0},
 }
 ORDER = ("heart", "liver", "cancer", "diabetes", "wdbc", "australian", "spectf", "credit-g",
          quality.SYNTHETIC, "phoneme", "twonorm", "magic", "clean1")
@@ -64,7 +66,8 @@ def record(split, name, cv=5):
     scaler = MinMaxScaler().fit(split.X_train)
     X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
     y = split.y_train
-    clf = (SVMTree(CANDIDATES[name]["svm_C"], split.seed) if "svm_C" in CANDIDATES[name] else
+    c = CANDIDATES[name]
+    clf = (SVMTree(c["svm_C"], split.seed, c.get("alpha")) if "svm_C" in c else
            gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name]))
     t0 = time.perf_counter()
     folds = StratifiedKFold(cv, shuffle=True, random_state=split.seed)
@@ -81,16 +84,21 @@ def record(split, name, cv=5):
 
 class SVMTree(ClassifierMixin, BaseEstimator):
     """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
-    depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it)."""
+    depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it); with
+    ``search_alpha`` the GTO search with that penalty started from it."""
 
-    def __init__(self, C=1.0, random_state=None):
+    def __init__(self, C=1.0, random_state=None, search_alpha=None):
         self.C = C
         self.random_state = random_state
+        self.search_alpha = search_alpha
 
     def fit(self, X, y):
         self.classes_ = np.unique(y)
         start = gto.Tree.complete(2, self.classes_, X.shape[1])
         self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state)[0]
+        if self.search_alpha is not None:  # the GTO search from the SVM tree
+            self.tree_ = gto.GTOClassifier(alpha=self.search_alpha, init=self.tree_,
+                                           random_state=self.random_state).fit(X, y).tree_
         return self
 
     def predict(self, X):
@@ -170,7 +178,8 @@ def main(argv=None):
                 fh.flush()
     base = ["a0", "a0.3", "a1", "a3"]
     svms = ["svm0.01", "svm0.1", "svm"]
-    subsets = [base, base + svms, base + ["svm"], base + ["axis"] + svms, svms,
+    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + svms  # GTOClassifier's auto grid
+    subsets = [base, base + svms, default, base + ["svm"], base + ["axis"] + svms, svms,
                list(CANDIDATES)]
     subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
     print(summarise(load(path), subsets))

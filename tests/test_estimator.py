@@ -97,8 +97,10 @@ def test_cv_results_layout_and_joint_budget_selection():
     X, y = _tiny(1)
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
-    # the penalty path without a budget, the budgets without a penalty, the SVM trees
-    grid = ([(a, None, None) for a in gto.estimator.ALPHA_GRID]
+    # the penalty path without a budget (alpha 0 searched from the SVM tree of
+    # SVM_START_C), the budgets without a penalty, the SVM trees
+    grid = ([(a, None, gto.estimator.SVM_START_C if a == 0 else None)
+             for a in gto.estimator.ALPHA_GRID]
             + [(0.0, m, None) for m in gto.estimator.MAX_FEATURES_GRID if m is not None]
             + [(None, None, c) for c in gto.estimator.SVM_C_GRID])
     res = clf.cv_results_

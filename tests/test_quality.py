@@ -71,3 +71,16 @@ def test_selection_rules_on_hand_made_records():
     # a1 (mean 0.78) is within one SE and simpler than a0; axis is not within it
     assert selection.choose(recs, ["a0", "a1", "axis"], "1se")["candidate"] == "a1"
     assert selection.choose(recs, ["a0", "axis"], "1se")["candidate"] == "a0"
+
+
+def test_selection_ranks_the_search_from_the_svm_tree_with_the_searched_trees():
+    """The candidate "svm0.1-a0" (alpha-0 search from an SVM tree) is as complex as
+    a0 in the one-standard-error rule: an SVM tree or a larger alpha within one SE
+    is simpler."""
+    from experiments import selection
+    recs = [{"candidate": "svm0.1-a0", "inner": [0.80, 0.90, 0.70, 0.80, 0.80], "test": 1.0},
+            {"candidate": "a1", "inner": [0.79] * 5, "test": 2.0},
+            {"candidate": "svm", "inner": [0.78] * 5, "test": 3.0}]
+    assert selection.choose(recs, ["svm0.1-a0", "a1", "svm"], "1se")["candidate"] == "svm"
+    assert selection.choose(recs, ["svm0.1-a0", "a1"], "1se")["candidate"] == "a1"
+    assert selection.choose(recs, ["svm0.1-a0", "a1", "svm"], "max")["candidate"] == "svm0.1-a0"

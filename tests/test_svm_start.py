@@ -89,7 +89,7 @@ def test_cv_scores_of_the_svm_candidates_are_hand_run_cross_validation():
     clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
     res = clf.cv_results_
-    svm_rows = np.flatnonzero(~np.isnan(res["param_svm_C"]))
+    svm_rows = np.flatnonzero(np.isnan(res["param_alpha"]))
     assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.estimator.SVM_C_GRID)
     for i in svm_rows:
         C = res["params"][i]["svm_C"]
@@ -106,7 +106,7 @@ def test_cv_does_not_pick_an_svm_tree_on_a_planted_xor_tree():
     y = ((X[:, 0] + 0.2 * X[:, 2] > 0.6) ^ (X[:, 1] - 0.1 * X[:, 2] > 0.45)).astype(int)
     clf = gto.GTOClassifier(cv=3, max_iter=300, random_state=0).fit(X, y)
     res = clf.cv_results_
-    is_svm = ~np.isnan(res["param_svm_C"])
+    is_svm = np.isnan(res["param_alpha"])
     assert res["mean_test_score"][is_svm].max() < 0.8 < res["mean_test_score"][~is_svm].max()
     assert clf.svm_C_ is None and clf.alpha_ is not None
     assert clf.score(X, y) > 0.95
@@ -125,8 +125,29 @@ def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
     best = int(np.argmax(mean))
     se = np.std(scores[best], ddof=1) / np.sqrt(3)
     near = [i for i in range(len(mean)) if mean[i] >= mean[best] - se - 1e-12]
-    svm = [i for i in near if res["params"][i]["svm_C"] is not None]
+    svm = [i for i in near if res["params"][i]["alpha"] is None]
     expect = (min(svm, key=lambda i: res["params"][i]["svm_C"]) if svm else
               max(near, key=lambda i: res["params"][i]["alpha"]))
     assert clf.best_index_ == expect
     assert len(near) > 1 and expect != best  # the rule matters here
+
+
+def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree(monkeypatch):
+    """alpha="auto": the unpenalised grid point searches from the linear-SVM tree of
+    SVM_START_C (the hand-built tree here), never ending with more training errors."""
+    X, y = _data(5, n=90, noise=0.2)
+    real, seen = gto.estimator.optimize, []
+
+    def spy(tree, X_, y_, **kw):
+        res = real(tree, X_, y_, **kw)
+        if kw["alpha"] == 0:
+            seen.append((tree, X_, y_, kw["init"], res))
+        return res
+
+    monkeypatch.setattr(gto.estimator, "optimize", spy)
+    gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
+    assert len(seen) >= 3  # one per fold (and the refit if it wins)
+    for tree, Xf, yf, init, res in seen:
+        literal = literal_depth2(Xf, yf, Xf, gto.estimator.SVM_START_C)
+        assert init == "tree" and np.array_equal(tree.predict(Xf), literal)
+        assert np.sum(res.tree.predict(Xf) != yf) <= np.sum(literal != yf)
