@@ -155,13 +155,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     quality")::
 
         data         default alpha0 CART  best peer     data      default alpha0 CART  best peer
-        heart         16.2   21.9   28.6  20.2 obl.     credit-g   27.6   28.8   29.7  26.9 pys.
-        cancer         3.1    5.3    5.6   3.5 STree    magic      17.4   16.4   20.6  18.9 STree
-        diabetes      22.8   24.0   24.6  22.5 STree    phoneme    20.9   18.8   22.8  20.8 pys.
-        liver         31.9   31.0   33.3  32.2 STree    spectf     16.6   16.6   26.4  23.8 pys.
+        heart         16.2   24.3   28.6  20.2 obl.     credit-g   27.6   29.0   29.7  26.9 pys.
+        cancer         3.1    5.7    5.6   3.5 STree    magic      17.4   16.4   20.6  18.9 STree
+        diabetes      22.8   24.2   24.6  22.5 STree    phoneme    20.9   19.1   22.8  20.8 pys.
+        liver         31.3   29.3   33.3  32.2 STree    spectf     16.6   16.9   26.4  23.8 pys.
         clean1         0.0    0.6    0.0   0.0          twonorm     2.4    3.9   30.7   2.6 STree
-        australian    13.3   16.2   15.9  14.6 STree    wdbc        2.6    7.6    8.3   2.6 STree
-        generated      6.2    6.2   23.3  12.9 STree
+        australian    13.3   14.9   15.9  14.6 STree    wdbc        2.6    7.2    8.3   2.6 STree
+        generated      7.4    5.2   23.3  12.9 STree
 
     The
     search's linear algebra works on (n+1)-sized blocks, where BLAS threads
