@@ -156,7 +156,7 @@ def _pivot_rows(M, u, q):
 
 @njit(cache=True)
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                 theta, r, rabs, coord, n_coord, zero_tol):
+                 theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
     """Block position q frees its triple (moving along sigma) and takes triple
     ``leave``: the bookkeeping arrays of :class:`gto.block.Block`,
     Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
@@ -166,8 +166,21 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     ``coord + n_coord - 1``, see :mod:`gto.block`) are set to exactly 0.
     Outside the block, a slack beyond ``zero_tol`` has the basic variable of
     its sign (a long step may pass crossings; a simple pivot changes none).
+    Returns False, changing nothing, when the pivot element ``u[q]`` of
+    ``u = rows[leave] @ Binv`` is not above ``pivot_tol * max(1, max |u|)``
+    (the new block would be numerically singular), else True.
     """
     m, T = rows_t.shape
+    u = np.zeros(m)  # rows[leave] @ Binv
+    for a in range(m):
+        x = rows_t[a, leave]
+        for c in range(m):
+            u[c] += x * Binv[a, c]
+    top = 1.0
+    for c in range(m):
+        top = max(top, abs(u[c]))
+    if not abs(u[q]) > pivot_tol * top:  # the new block would be singular: no change
+        return False
     freed = tight[q]
     tight[q] = leave
     in_block[freed] = False
@@ -175,11 +188,6 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     position[freed] = -1
     position[leave] = q
     ybasic[freed] = sigma < 0
-    u = np.zeros(m)  # rows[leave] @ Binv
-    for a in range(m):
-        x = rows_t[a, leave]
-        for c in range(m):
-            u[c] += x * Binv[a, c]
     _pivot_columns(Binv, u, q)
     _pivot_rows(G, u, q)
     _pivot_rows(H, u, q)
@@ -205,6 +213,7 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     for c in range(m):
         r[tight[c]] = 0.0
         rabs[tight[c]] = np.inf
+    return True
 
 
 @njit(cache=True)

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabu.walker import MoveError
+
 from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
 from ._lp_kernels import well_conditioned as _well_conditioned
 
@@ -55,6 +57,10 @@ def well_conditioned(M):
 
 class SingularBlockError(ValueError):
     """The chosen tight triples are not affinely independent."""
+
+
+class DegeneratePivotError(SingularBlockError, MoveError):
+    """A pivot whose element is numerically zero: the block is left unchanged."""
 
 
 class Block:
@@ -191,11 +197,16 @@ class Block:
         return self.tight < self.n_real
 
     def pivot(self, q, sigma, leave):
-        """Swap block position q for triple ``leave`` (Sherman-Morrison row update)."""
+        """Swap block position q for triple ``leave`` (Sherman-Morrison row update).
+
+        Raises :class:`DegeneratePivotError`, changing nothing, when the pivot
+        element is numerically zero (relative to ``PIVOT_TOL``)."""
+        if not block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight,
+                            self.in_block, self.position, self.ybasic, q, leave, sigma, self.theta,
+                            self.r, self.rabs, self.coord, self.n_coord, ZERO_TOL, PIVOT_TOL):
+            raise DegeneratePivotError(f"row {leave} cannot replace block position {q}: "
+                                       "its pivot element is numerically zero")
         self.updates += 1
-        block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight, self.in_block,
-                     self.position, self.ybasic, q, leave, sigma, self.theta, self.r, self.rabs,
-                     self.coord, self.n_coord, ZERO_TOL)
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):

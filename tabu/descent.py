@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .result import OptimizeResult
-from .walker import Walker
+from .walker import MoveError, Walker
 
 
 def descent(walker: Walker, max_iter: int = 10_000, tol: float = 1e-12) -> OptimizeResult:
@@ -24,7 +24,11 @@ def descent(walker: Walker, max_iter: int = 10_000, tol: float = 1e-12) -> Optim
             status = 0
             break
         i = int(np.argmin(V))
-        walker.pivot(int(E[i]), int(L[i]))
+        try:
+            walker.pivot(int(E[i]), int(L[i]))
+        except MoveError:  # numerically singular edge: stop at this vertex
+            status = 0
+            break
         nit += 1
     return OptimizeResult(x=walker.x, fun=float(walker.value), basis=walker.basis(), nit=nit,
                           status=status, success=status == 0,

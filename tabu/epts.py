@@ -45,7 +45,7 @@ from ._select import best_admissible
 from .result import OptimizeResult
 from .status import Status
 from .standard_walker import StandardFormWalker
-from .walker import Walker
+from .walker import MoveError, Walker
 
 IMPROVE, DIVERSIFY = 0, 1
 #: names of the ``mode`` codes in ``history``
@@ -306,7 +306,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
         array (:data:`HISTORY_DTYPE`) with fields ``iteration``, ``value``,
         ``best`` and ``mode`` (0 improve, 1 diversify, names in :data:`MODES`),
         row 0 the start; ``status`` (0 iteration limit, 1 time limit,
-        2 callback stop, 3 KeyboardInterrupt, 4 no bounded neighbour),
+        2 callback stop, 3 KeyboardInterrupt, 4 no bounded neighbour, or the
+        chosen edge's pivot was numerically singular (:class:`tabu.walker.MoveError`)),
         ``success`` (status 0-2), ``message``; the parameters used:
         ``tenure_enter``, ``tenure_leave``, ``stagnation_window`` (k),
         ``diversification_moves`` (m), ``rho``; ``n_remakes``.
@@ -322,7 +323,11 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
             if move is None:
                 st.status = NO_MOVE
                 break
-            _apply(walker, st, move, it, mem)
+            try:
+                _apply(walker, st, move, it, mem)
+            except MoveError:  # the chosen edge is numerically singular: stop here
+                st.status = NO_MOVE
+                break
             _switch_mode(st, it, k_stag, m_div, delta, zero_scale)
             if callback is not None and callback(it, walker, st.best):
                 st.status = CALLBACK

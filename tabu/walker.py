@@ -17,6 +17,11 @@ import abc
 import numpy as np
 
 
+class MoveError(RuntimeError):
+    """Raised by :meth:`Walker.pivot` when the chosen edge cannot be taken (its pivot
+    element is numerically zero); the walker is left on its vertex, unchanged."""
+
+
 class Walker(abc.ABC):
     """A vertex of a polytope with a black-box objective, and its edges.
 
@@ -62,4 +67,7 @@ class Walker(abc.ABC):
 
     @abc.abstractmethod
     def pivot(self, entering: int, leaving: int) -> None:
-        """Move along the edge ``(entering, leaving)`` to the adjacent vertex."""
+        """Move along the edge ``(entering, leaving)`` to the adjacent vertex.
+
+        Raises :class:`MoveError`, leaving the walker unchanged, when the move
+        would make the basis numerically singular."""

@@ -582,6 +582,9 @@ SLIVERS = np.array([[-3.2e-200, -5e-08], [-4e-200, -2e-08], [5e-201, 1.7e-07], [
                                            [-1.1e-200, -3.2e155, -4.4],
                                            [-2.3e-200, 3e155, 2.0]]),
           np.array([0, 1, 1, 0, 1, 0]), None), "lexicographic")
+@example((((1.5, (1.5, -2.0)), 0.0), np.array([[0, 0, 0], [-0.1, 0.7, 0], [0, 0, 1e13],
+                                             [-0.1, 0, 0], [0, 0, -1e6], [0, 0.1, 0]]),
+          np.array([-2.0, 1.5, 0, -2, -2, -2]), None), "product")  # a pivot element of 0
 def test_hypothesis_optimize_fails_clearly_or_is_right(case, objective):
     spec, X, y, weights = case
     try:

@@ -203,3 +203,30 @@ def test_hinge_lp_matches_highs_on_random_small_lps(seed):
     assert value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
     assert _hinge(rows, np.ones(T), cost, ucost, block.theta) == pytest.approx(value, rel=1e-9,
                                                                                  abs=1e-12)
+
+
+def test_a_pivot_with_a_zero_pivot_element_is_refused_and_changes_nothing():
+    """A row in the span of the block's other rows cannot replace position q (its
+    pivot element ``rows[leave] @ Binv[:, q]`` is 0): DegeneratePivotError, with every
+    array of the block as before; a regular pivot still solves the new tight rows."""
+    from gto.block import DegeneratePivotError
+    from tabu.walker import MoveError
+
+    rng = np.random.default_rng(3)
+    n = 3
+    rows = _rows(rng, 8, n)
+    tight = np.arange(n + 1)
+    rows[n + 1] = 0.5 * rows[0] + 0.5 * rows[1]  # no component along rows 2 and 3
+    block = Block(rows, tight)
+    before = {k: np.array(getattr(block, k), copy=True)
+              for k in ("Binv", "G", "tight", "in_block", "position", "ybasic", "theta", "r")}
+    with pytest.raises(DegeneratePivotError) as info:
+        block.pivot(3, 1.0, n + 1)
+    assert isinstance(info.value, MoveError)
+    for key, value in before.items():
+        np.testing.assert_array_equal(getattr(block, key), value, err_msg=key)
+    block.pivot(3, 1.0, n + 2)  # a row in general position
+    tight = block.tight
+    assert n + 2 in tight.tolist()
+    theta = np.linalg.solve(rows[tight], np.ones(n + 1))  # the literal vertex of the new rows
+    np.testing.assert_allclose(block.theta, theta, rtol=1e-9, atol=1e-9)
