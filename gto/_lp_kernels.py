@@ -80,20 +80,20 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     best_theta = np.empty(m)
     given = direction.shape[0] == m
     while k < m:
-        # direction: -theta projected on the null space of the tight rows
-        v = np.zeros(m)
-        for c in range(nq):
-            coef = 0.0
-            for j in range(m):
-                coef -= Q[j, c] * theta[j]
-            for j in range(m):
-                v[j] += coef * Q[j, c]
         if given:
             v = direction.copy()
             given = False
-        elif np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
-            out[:, :] = Q
-            return NEEDS_DIRECTION, k, nq
+        else:  # -theta projected on the null space of the tight rows
+            v = np.zeros(m)
+            for c in range(nq):
+                coef = 0.0
+                for j in range(m):
+                    coef -= Q[j, c] * theta[j]
+                for j in range(m):
+                    v[j] += coef * Q[j, c]
+            if np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
+                out[:, :] = Q
+                return NEEDS_DIRECTION, k, nq
         top = 0.0
         for t in range(T):
             acc = 0.0
