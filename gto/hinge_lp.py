@@ -18,7 +18,7 @@ import numpy as np
 
 from ._kernels import pivot_threshold
 from ._lp_kernels import edge_slopes as _edge_slopes, hinge_value, leaving_row
-from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, well_conditioned
+from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, DegeneratePivotError, well_conditioned
 
 SLOPE_TOL = 1e-10
 #: relative rounding error of a computed rate ``a_t @ M^-1 e_q``: it is about
@@ -133,8 +133,9 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     of a zero slack leaves).  A long step that gains less than the tolerance
     counts as degenerate.  Rounding (DESIGN §3): an edge descends only beyond
     ``SLOPE_TOL`` plus its rounding bound (:func:`edge_slopes`); an edge with
-    no pivot row, or whose pivot raises the objective, is undone and skipped
-    at this vertex (after one refactorisation), so the objective never rises.
+    no pivot row (or whose pivot the block refuses as singular), or whose
+    pivot raises the objective, is undone and skipped at this vertex (after
+    one refactorisation), so the objective never rises.
     Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
@@ -160,11 +161,15 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
                                   rownorm)
         basis = block.tight.copy(), block.ybasic.copy()
         if leave >= 0:
-            block.pivot(q, sigma, leave)
-            if small:  # a small pivot: a fresh inverse
-                block.refactorise()
-            if descent:
-                block.ybasic = block.r >= 0
+            try:
+                block.pivot(q, sigma, leave)
+            except DegeneratePivotError:  # refused, the block unchanged: as no pivot row
+                leave = -1
+            else:
+                if small:  # a small pivot: a fresh inverse
+                    block.refactorise()
+                if descent:
+                    block.ybasic = block.r >= 0
         after = hinge_value(cost, ucost, block.r)
         if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
             if leave >= 0:

@@ -230,3 +230,31 @@ def test_a_pivot_with_a_zero_pivot_element_is_refused_and_changes_nothing():
     assert n + 2 in tight.tolist()
     theta = np.linalg.solve(rows[tight], np.ones(n + 1))  # the literal vertex of the new rows
     np.testing.assert_allclose(block.theta, theta, rtol=1e-9, atol=1e-9)
+
+
+def test_the_hinge_simplex_skips_a_pivot_the_block_refuses(monkeypatch):
+    """A pivot the block refuses as singular (DegeneratePivotError, the block unchanged)
+    is handled as an edge without a pivot row: the simplex goes on and still reaches
+    HiGHS's optimum instead of passing the error to its caller (Frank-Wolfe, the starts)."""
+    from gto.block import DegeneratePivotError
+
+    rng = np.random.default_rng(205)
+    T, n = 30, 3
+    rows = _rows(rng, T, n)
+    cost = rng.uniform(0.1, 2, T)
+    block = purify(rows, rng.normal(size=n + 1), cost, rng)
+    pivot, refused = Block.pivot, []
+
+    def refuse_first(self, q, sigma, leave):
+        if not refused:
+            refused.append((q, leave))
+            raise DegeneratePivotError("refused on purpose")
+        return pivot(self, q, sigma, leave)
+
+    monkeypatch.setattr(Block, "pivot", refuse_first)
+    value, _ = solve_hinge_lp(block, cost)
+    assert refused
+    ref = linprog(np.concatenate([np.zeros(n + 1), cost, np.zeros(T)]),
+                  A_eq=np.hstack([rows, np.eye(T), -np.eye(T)]), b_eq=np.ones(T),
+                  bounds=[(None, None)] * (n + 1) + [(0, None)] * (2 * T), method="highs")
+    assert value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
