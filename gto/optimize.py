@@ -28,14 +28,16 @@ from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  
 from .portfolio import run_restart as _run_one
 from .problem import WALK_OBJECTIVES, TreeProblem
 from .progress import Progress, logger, verbose_logging
-from .starts import is_complete
+from .starts import axis_work, is_complete
 from .status import Status
 from .tree import Tree, as_tree
 
 METHODS = ("tabu", "frank-wolfe")
-#: the exact axis-aligned start costs O(n^2 N^2) (diabetes, 8 x 768: ~4 s); "auto" uses
-#: it for max_features=1 only below this much work, else the CART tree.  (For larger
-#: budgets the CART start did better on planted sparse trees: 9/10 against 6/10.)
+#: the exact axis-aligned start costs ``starts.axis_work(X)`` = N n sum_f (distinct_f + 1)
+#: steps of about 100 ns (1e8: wdbc, 455 x 30, 10 s on a busy core; credit-g, 800 x 20
+#: with few distinct values, 1.5e7: 2 s); "auto" uses it for max_features=1 only up to
+#: this much work, else the CART tree.  (For larger budgets the CART start did better on
+#: planted sparse trees: 9/10 against 6/10.)
 AXIS_WORK_LIMIT = 1e8
 INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 #: above this many (merged) points the default tabu search runs coarse to fine
@@ -178,8 +180,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         ``n_jobs=1``.
     sample_weight : per-point weights.
     init : "auto" (the tree if it has splits; else, with ``max_features=1``
-        and a complete structure of depth <= 2 and ``n^2 N^2`` at most
-        ``AXIS_WORK_LIMIT``, the exact axis-aligned tree; else, with
+        and a complete structure of depth <= 2 and
+        :func:`gto.starts.axis_work` at most ``AXIS_WORK_LIMIT``, the exact
+        axis-aligned tree; else, with
         ``max_features`` and a complete structure, the CART tree; else the
         greedy LP tree), "tree", "greedy", "random", "cart"
         (scikit-learn's CART tree of the same depth, see
@@ -280,7 +283,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     if init == "auto":
         first = "tree" if has_tree else (
             "axis" if max_features == 1 and shallow
-            and len(problem.y_orig) ** 2 * problem.n ** 2 <= AXIS_WORK_LIMIT else
+            and axis_work(problem.X_orig) <= AXIS_WORK_LIMIT else
             "cart" if max_features is not None and complete else "greedy")
     kinds = start_kinds(first, restarts, schedule["paper"], has_tree, complete,
                         cart_second=first == "greedy" and max_features is not None and complete)

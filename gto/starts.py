@@ -269,6 +269,16 @@ def _threshold(v, k):
     return (v[k - 1] + v[k]) / 2
 
 
+def axis_work(X):
+    """Work of :func:`axis_aligned_tree` on ``X`` (N, n): every root cut (distinct
+    values plus one, per feature) scans all N points of all n features, so
+    ``N * n * sum_f (distinct_f + 1)`` (about 100 ns each on one core; at most
+    ``N^2 n^2``, far less for features with few values)."""
+    X = np.asarray(X)
+    cuts = sum(len(np.unique(X[:, f])) + 1 for f in range(X.shape[1]))
+    return X.shape[0] * X.shape[1] * cuts
+
+
 def axis_aligned_tree(problem):
     """The exact axis-aligned tree with the fewest weighted training errors, for a
     complete structure of depth 1 or 2 with its fixed leaf classes.

@@ -118,6 +118,29 @@ def test_max_features_1_reaches_the_axis_aligned_depth2_optimum(name):
     assert brute_force_depth2(X, y, free_leaves=True) <= optimum
 
 
+def test_axis_work_counts_the_root_cuts_times_the_scan():
+    from gto.starts import axis_work
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 3.0]])  # distinct values 2 and 3
+    assert axis_work(X) == 3 * 2 * ((2 + 1) + (3 + 1))
+
+
+def test_max_features_1_is_exact_on_many_points_with_few_values():
+    """N^2 n^2 = 1.4e8 is over AXIS_WORK_LIMIT, but with 5 values per feature the exact
+    axis-aligned start costs little (axis_work 1.4e6), so "auto" uses it: the brute-force
+    optimum is reached (a CART start falls short here)."""
+    from gto.optimize import AXIS_WORK_LIMIT
+    from gto.starts import axis_work
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 5, size=(600, 20)).astype(float)
+    score = X[:, 0] + X[:, 1] - X[:, 2] + rng.normal(0, 1.5, 600)
+    y = (score > np.median(score)).astype(int)
+    assert len(y) ** 2 * X.shape[1] ** 2 > AXIS_WORK_LIMIT >= axis_work(X)
+    tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
+    res = gto.optimize(tree, X, y, max_features=1, max_iter=100, random_state=0)
+    assert np.all(np.count_nonzero(res.tree.W, axis=1) <= 1)
+    assert int(np.sum(res.tree.predict(X) != y)) == brute_force_depth2(X, y)
+
+
 # -- planted sparse trees -------------------------------------------------------------------
 def planted_tree(seed, n=10, N=400, k=2):
     """Depth-2 tree ((0, 1), (0, 1)) whose decisions use k random features each, with
