@@ -45,9 +45,7 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
     """``tree``'s structure and leaf classes with every decision a linear SVM.
 
     A decision whose points all want one side (or that no point reaches)
-    sends everything that way (``w = 0``); so does one whose SVM sends all
-    the training points that reach it to one side (STree makes it a leaf):
-    a hyperplane that parts no training point should not part new ones.  Returns ``(tree, n_iter)``: a new
+    sends everything that way (``w = 0``).  Returns ``(tree, n_iter)``: a new
     ``gto.Tree`` with the training data recorded (:meth:`gto.Tree.record_training`)
     and the solver iterations of all its SVM fits."""
     tree = as_tree(tree).copy()
@@ -70,10 +68,6 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
             n_iter += int(svm.n_iter_)
             W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]  # w·z + b > 0: right
-            right = Z[reach[d] & (w > 0)] @ W[d] - gamma[d] > 0
-            if right.all() or not right.any():  # parts none of its points (STree's
-                W[d] = 0.0  # "cgaf" leaf): it acts on no other point either
-                gamma[d] = -1.0 if right.all() else 1.0
         else:  # one side wanted (or no point): everything goes there
             gamma[d] = -1.0 if len(sides) == 1 and sides[0] > 0 else 1.0
         go_right = Z @ W[d] - gamma[d] > 0

@@ -26,8 +26,7 @@ def _svm(X, y, C):
 def literal_depth2(X, y, Z, C):
     """Predictions on Z of the depth-2 tree ((0, 1), (0, 1)) built by hand: the root
     is a linear SVM of class 0 (left) against 1 (right); each child an SVM on the
-    training points the root sends its way (one class there: that class; an SVM
-    that predicts one class for all of them: that class, as STree's leaves)."""
+    training points the root sends its way (one class there: that class)."""
     root = _svm(X, y, C)
     go_x, go_z = root.predict(X), root.predict(Z)
     out = np.empty(len(Z), dtype=y.dtype)
@@ -38,9 +37,7 @@ def literal_depth2(X, y, Z, C):
             scaler = StandardScaler().fit(X)
             child = LinearSVC(C=C, random_state=0, max_iter=10_000).fit(
                 scaler.transform(X[at]), y[at])
-            fitted = child.predict(scaler.transform(X[at]))
-            out[go_z == side] = (child.predict(scaler.transform(Z[go_z == side]))
-                                 if len(np.unique(fitted)) == 2 else fitted[0])
+            out[go_z == side] = child.predict(scaler.transform(Z[go_z == side]))
         else:
             out[go_z == side] = y[at][0] if at.any() else side
     return out
