@@ -11,7 +11,7 @@ configuration (fixed ``alpha``/``max_features``), records
 
 Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
 linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
-holds for ``alpha="auto"``, or (``svm_C`` and ``alpha``) the search with that
+holds for ``alpha="auto"`` (``svm_depth`` 1: pruned to its root), or (``svm_C`` and ``alpha``) the search with that
 ``alpha`` started from that SVM tree (the auto grid's alpha-0 point).
 
 A selection rule over a candidate subset (plain max of the mean CV score, or
@@ -39,6 +39,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 import gto
 from gto.estimator import _complexity as _estimator_complexity
+from gto.estimator import one_standard_error
 from gto.svm_start import svm_tree
 
 from . import quality
@@ -56,6 +57,9 @@ CANDIDATES = {
     "svm0.1": {"svm_C": 0.1},
     "svm0.01": {"svm_C": 0.01},
     "svm0.1-a0": {"svm_C": 0.1, "alpha": 0.0},
+    "lin": {"svm_C": 1.0, "svm_depth": 1},
+    "lin0.1": {"svm_C": 0.1, "svm_depth": 1},
+    "lin0.01": {"svm_C": 0.01, "svm_depth": 1},
 }
 ORDER = ("heart", "liver", "cancer", "diabetes", "wdbc", "australian", "spectf", "credit-g",
          quality.SYNTHETIC, "phoneme", "twonorm", "magic", "clean1")
@@ -67,7 +71,7 @@ def record(split, name, cv=5):
     X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
     y = split.y_train
     c = CANDIDATES[name]
-    clf = (SVMTree(c["svm_C"], split.seed, c.get("alpha")) if "svm_C" in c else
+    clf = (SVMTree(c["svm_C"], split.seed, c.get("alpha"), c.get("svm_depth")) if "svm_C" in c else
            gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name]))
     t0 = time.perf_counter()
     folds = StratifiedKFold(cv, shuffle=True, random_state=split.seed)
@@ -84,18 +88,21 @@ def record(split, name, cv=5):
 
 class SVMTree(ClassifierMixin, BaseEstimator):
     """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
-    depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it); with
-    ``search_alpha`` the GTO search with that penalty started from it."""
+    depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it; ``max_depth``
+    as in ``svm_tree``); with ``search_alpha`` the GTO search with that penalty
+    started from it."""
 
-    def __init__(self, C=1.0, random_state=None, search_alpha=None):
+    def __init__(self, C=1.0, random_state=None, search_alpha=None, max_depth=None):
         self.C = C
         self.random_state = random_state
         self.search_alpha = search_alpha
+        self.max_depth = max_depth
 
     def fit(self, X, y):
         self.classes_ = np.unique(y)
         start = gto.Tree.complete(2, self.classes_, X.shape[1])
-        self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state)[0]
+        self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state,
+                              max_depth=self.max_depth)[0]
         if self.search_alpha is not None:  # the GTO search from the SVM tree
             self.tree_ = gto.GTOClassifier(alpha=self.search_alpha, init=self.tree_,
                                            random_state=self.random_state).fit(X, y).tree_
@@ -114,23 +121,19 @@ def load(path):
 
 def _complexity(name):
     """The estimator's simplest-first key (``GTOClassifier``'s one-standard-error rule)."""
-    return _estimator_complexity({"max_features": None, "svm_C": None, **CANDIDATES[name]},
-                                 np.inf)
+    return _estimator_complexity({"max_features": None, "svm_C": None, "svm_depth": None,
+                                  **CANDIDATES[name]}, np.inf)
 
 
 def choose(recs, names, rule):
-    """The record a rule picks among ``names`` (ties: order of ``names``)."""
+    """The record a rule picks among ``names`` (ties: order of ``names``): "max", the
+    best mean inner score, or "1se", ``GTOClassifier``'s one-standard-error rule."""
     by = {r["candidate"]: r for r in recs}
     names = [n for n in names if n in by]
-    mean = np.array([np.mean(by[n]["inner"]) for n in names])
+    scores = np.array([by[n]["inner"] for n in names])
     if rule == "max":
-        return by[names[int(np.argmax(mean))]]
-    # one standard error: the simplest candidate (the estimator's order) within 1 SE of the best
-    best = int(np.argmax(mean))
-    k = len(by[names[best]]["inner"])
-    se = np.std(by[names[best]]["inner"], ddof=1) / np.sqrt(k)
-    near = [n for n, m in zip(names, mean) if m >= mean[best] - se]
-    return by[min(near, key=lambda n: (_complexity(n), names.index(n)))]
+        return by[names[int(np.argmax(scores.mean(axis=1)))]]
+    return by[names[one_standard_error(scores, [_complexity(n) for n in names])]]
 
 
 def summarise(rows, subsets, rules=("max", "1se")):
@@ -178,9 +181,10 @@ def main(argv=None):
                 fh.flush()
     base = ["a0", "a0.3", "a1", "a3"]
     svms = ["svm0.01", "svm0.1", "svm"]
-    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + svms  # GTOClassifier's auto grid
-    subsets = [base, base + svms, default, base + ["svm"], base + ["axis"] + svms, svms,
-               list(CANDIDATES)]
+    lins = ["lin0.01", "lin0.1", "lin"]
+    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + lins + svms  # GTOClassifier's auto grid
+    subsets = [base, base + svms, default, [n for n in default if n not in lins],
+               base + ["svm"], base + ["axis"] + svms, svms, lins + svms, list(CANDIDATES)]
     subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
     print(summarise(load(path), subsets))
 

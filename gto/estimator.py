@@ -68,10 +68,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     selection : "1se" or "best", default "1se"
         How the internal CV picks: "best", the best mean held-out accuracy
         (ties: the first grid point), or "1se", the one-standard-error rule
-        (Breiman et al., CART §3.4.3): the simplest grid point whose mean is
-        within one standard error (over the folds) of the best, simplest
-        meaning a linear-SVM tree (smaller ``C`` first), then fewer
-        features per decision, then a larger ``alpha``.
+        (Breiman et al., CART §3.4.3; :func:`one_standard_error`): the
+        simplest grid point whose mean is within one standard error (over the
+        folds) of the best, simplest meaning a linear-SVM tree (smaller ``C``
+        first), then fewer features per decision, then a larger ``alpha``.
     svm : bool, default True
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
         the linear-SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
@@ -383,9 +383,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                        rank_test_score=rank)
         best = int(order[0])
         if self.selection == "1se" and n_splits > 1:
-            se = scores[best].std(ddof=1) / np.sqrt(n_splits)
-            near = np.flatnonzero(mean >= mean[best] - se - 1e-12)
-            best = int(min(near, key=lambda i: (_complexity(grid[i], X.shape[1]), i)))
+            best = one_standard_error(scores, [_complexity(g, X.shape[1]) for g in grid])
         return best, results
 
     def fit(self, X, y, sample_weight=None):
@@ -488,12 +486,35 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
-    the linear-SVM trees (convex max-margin fits, smaller ``C`` first), then the
-    searched trees by fewer features per decision, then a larger penalty."""
+    the linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
+    the pruned ones ``svm_depth`` that ``experiments.selection`` measures,
+    then smaller ``C``), then the searched trees by fewer features per
+    decision, then a larger penalty."""
     if params.get("svm_C") is not None and params.get("alpha") is None:
-        return (0, params["svm_C"])
+        depth = params.get("svm_depth")
+        return (0, np.inf if depth is None else depth, params["svm_C"])
     budget = params["max_features"] or n_features
-    return (min(budget, n_features), -params["alpha"])
+    return (min(budget, n_features), -params["alpha"], 0.0)
+
+
+def one_standard_error(scores, complexity):
+    """The one-standard-error rule (Breiman et al., CART §3.4.3).
+
+    ``scores`` (G, K): held-out accuracy of G candidates on the same K folds;
+    ``complexity``: a sort key per candidate, simplest first.  Returns the
+    index of the simplest candidate (ties: the first) whose mean is below the
+    best mean by at most the best's standard error over the folds.  (The
+    standard error of the per-fold differences to the best, measured too,
+    always lets in a candidate that loses on one fold only: with one nonzero
+    difference the mean equals that error.  Held out it moved clean1 0.0 ->
+    0.6 %, cancer 3.1 -> 3.4, magic 17.4 -> 17.7 and phoneme 20.9 -> 20.6,
+    liver 33.9 -> 32.8; DESIGN §6.)"""
+    scores = np.asarray(scores, dtype=float)
+    mean = scores.mean(axis=1)
+    best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
+    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
+    near = np.flatnonzero(mean >= mean[best] - se - 1e-12)
+    return int(min(near, key=lambda i: (complexity[i], i)))
 
 
 def _seed(random_state):

@@ -41,8 +41,14 @@ def node_targets(tree, d, y):
     return np.array([side.get(c, 0) for c in y.tolist()], dtype=np.int8)
 
 
-def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
+def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=None):
     """``tree``'s structure and leaf classes with every decision a linear SVM.
+
+    With ``max_depth`` only the decisions above that depth (the root at depth
+    0) are SVMs; each deeper one acts on no point: it sends every point to
+    the side most of its training points (by weight) want, ties to the left
+    (a pruned tree in the fixed structure, e.g. ``max_depth=1``: one linear
+    classifier).
 
     A decision whose points all want one side (or that no point reaches)
     sends everything that way (``w = 0``).  Returns ``(tree, n_iter)``: a new
@@ -56,12 +62,15 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
     Z = scaler.transform(X)
     W, gamma = np.zeros((tree.n_decisions, tree.n_features)), np.zeros(tree.n_decisions)
     reach = np.ones((tree.n_decisions, len(y)), dtype=bool)
+    depth = np.zeros(tree.n_decisions, dtype=np.int64)
     n_iter = 0
     for d in range(tree.n_decisions):  # preorder: ancestors are fitted first
         target = node_targets(tree, d, y)
         at = reach[d] & (target != 0) & (w > 0)
         sides = np.unique(target[at])
-        if len(sides) == 2:
+        if max_depth is not None and depth[d] >= max_depth:  # pruned: the majority side
+            gamma[d] = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
+        elif len(sides) == 2:
             svm = LinearSVC(C=C, dual="auto", random_state=random_state, max_iter=10_000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -74,6 +83,7 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None):
         for child, right in zip(tree.children[d], (False, True)):
             if child[0] == "d":
                 reach[child[1]] = reach[d] & (go_right == right)
+                depth[child[1]] = depth[d] + 1
     W, gamma = scaler.to_original(W, gamma)  # the scaling folded back
     out = Tree(tree.structure, tree.n_features, W=W, gamma=gamma)
     return out.record_training(X, y, sample_weight), n_iter

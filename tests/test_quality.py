@@ -71,6 +71,11 @@ def test_selection_rules_on_hand_made_records():
     # a1 (mean 0.78) is within one SE and simpler than a0; axis is not within it
     assert selection.choose(recs, ["a0", "a1", "axis"], "1se")["candidate"] == "a1"
     assert selection.choose(recs, ["a0", "axis"], "1se")["candidate"] == "a0"
+    # a pruned SVM tree ("lin") counts simpler than the whole one at any C
+    recs += [{"candidate": "svm0.01", "inner": [0.79] * 5, "test": 1.0},
+             {"candidate": "lin", "inner": [0.78] * 5, "test": 2.0}]
+    assert selection.choose(recs, ["a0", "svm0.01", "lin"], "1se")["candidate"] == "lin"
+    assert selection.choose(recs, ["a0", "svm0.01"], "1se")["candidate"] == "svm0.01"
 
 
 def test_selection_ranks_the_search_from_the_svm_tree_with_the_searched_trees():

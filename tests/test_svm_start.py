@@ -43,6 +43,19 @@ def literal_depth2(X, y, Z, C):
     return out
 
 
+def literal_pruned(X, y, Z, C):
+    """Predictions on Z of the tree ((0, 1), (0, 1)) pruned to its root by hand: the
+    root's linear SVM, then each side the class most of the training points the
+    root sends there have (a tie: class 0, the left leaf of either child)."""
+    root = _svm(X, y, C)
+    go_x, go_z = root.predict(X), root.predict(Z)
+    out = np.empty(len(Z), dtype=y.dtype)
+    for side in (0, 1):
+        at = go_x == side
+        out[go_z == side] = 1 if np.sum(y[at] == 1) > np.sum(y[at] == 0) else 0
+    return out
+
+
 @pytest.mark.parametrize("C", [0.01, 1.0])
 def test_root_decision_is_sklearns_linear_svm(C):
     X, y = _data()
@@ -63,6 +76,24 @@ def test_depth2_tree_equals_the_tree_built_by_hand():
         # the root sends the first class left (documented; the tree is symmetric)
         assert np.allclose(X @ tree.W[0] - tree.gamma[0], _svm(X, y, C).decision_function(X),
                            atol=1e-8)
+
+
+def test_pruned_tree_is_the_root_svm_and_majority_sides():
+    X, y = _data(1, n=200, noise=0.25)
+    Z = _data(2, n=300)[0]
+    for C in (0.01, 0.1, 1.0):
+        tree, _ = svm_tree(gto.Tree.complete(2, [0, 1], X.shape[1]), X, y, C=C, max_depth=1)
+        assert np.array_equal(tree.predict(Z), literal_pruned(X, y, Z, C))
+        assert np.all(tree.W[1:] == 0)  # the children pass every point on
+    # a root that sends a majority of class 1 left: the pruned left child sends them to
+    # its class-1 leaf (the root SVM alone would call them class 0)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 2))
+    y = np.r_[np.zeros(10, int), np.ones(50, int)]
+    X[10:40] = [-3.0, 0.0] + 0.1 * rng.normal(size=(30, 2))  # class 1 deep on the left
+    X[:10] = [-1.0, 0.0] + 0.1 * rng.normal(size=(10, 2))
+    tree, _ = svm_tree(gto.Tree.complete(2, [0, 1], 2), X, y, C=1.0, max_depth=1)
+    assert np.array_equal(tree.predict(X), literal_pruned(X, y, X, 1.0))
 
 
 def test_multiclass_targets_follow_the_structure():
