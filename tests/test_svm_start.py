@@ -163,22 +163,34 @@ def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
     assert len(near) > 1 and expect != best  # the rule matters here
 
 
-def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree(monkeypatch):
+def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_and_the_portfolio(monkeypatch):
     """alpha="auto": the unpenalised grid point searches from the linear-SVM tree of
-    SVM_START_C (the hand-built tree here), never ending with more training errors."""
+    SVM_START_C (the hand-built tree here), the greedy LP tree and CART, and keeps
+    the search with the fewest training errors (counted here from its predictions);
+    the search from the SVM tree never ends with more errors than that tree."""
     X, y = _data(5, n=90, noise=0.2)
-    real, seen = gto.estimator.optimize, []
+    real, calls = gto.estimator.optimize, []
 
     def spy(tree, X_, y_, **kw):
         res = real(tree, X_, y_, **kw)
         if kw["alpha"] == 0:
-            seen.append((tree, X_, y_, kw["init"], res))
+            calls.append((tree, X_, y_, kw["init"], res))
         return res
 
     monkeypatch.setattr(gto.estimator, "optimize", spy)
+    fit_tree = gto.estimator.GTOClassifier._fit_tree
+    kept = []
+    monkeypatch.setattr(gto.estimator.GTOClassifier, "_fit_tree",
+                        lambda self, *a, **k: kept.append((len(calls), fit_tree(self, *a, **k),
+                                                           len(calls))) or kept[-1][1])
     gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
-    assert len(seen) >= 3  # one per fold (and the refit if it wins)
-    for tree, Xf, yf, init, res in seen:
+    groups = [(calls[a:b], res) for a, res, b in kept if b > a]
+    assert len(groups) >= 3  # one per fold (and the refit if it wins)
+    for group, res in groups:
+        assert [c[3] for c in group] == ["tree", "greedy", "cart"]
+        tree, Xf, yf, _, first = group[0]
         literal = literal_depth2(Xf, yf, Xf, gto.estimator.SVM_START_C)
-        assert init == "tree" and np.array_equal(tree.predict(Xf), literal)
-        assert np.sum(res.tree.predict(Xf) != yf) <= np.sum(literal != yf)
+        assert np.array_equal(tree.predict(Xf), literal)
+        assert np.sum(first.tree.predict(Xf) != yf) <= np.sum(literal != yf)
+        errors = [int(np.sum(c[4].tree.predict(Xf) != yf)) for c in group]
+        assert int(np.sum(res.tree.predict(Xf) != yf)) == min(errors)
