@@ -11,8 +11,9 @@ configuration (fixed ``alpha``/``max_features``), records
 
 Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
 linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
-holds for ``alpha="auto"`` (``svm_depth`` 1: pruned to its root), or (``svm_C`` and ``alpha``) the search with that
-``alpha`` started from that SVM tree (the auto grid's alpha-0 point).
+holds for ``alpha="auto"`` (``svm_depth`` 1: pruned to its root), or (``svm_C``
+and ``alpha``) the auto grid's alpha-0 point: the search with that ``alpha``
+from that SVM tree and from the greedy and CART starts, the fewest errors kept.
 
 A selection rule over a candidate subset (plain max of the mean CV score, or
 the one-standard-error rule) then has a held-out error that is read off these
@@ -89,8 +90,9 @@ def record(split, name, cv=5):
 class SVMTree(ClassifierMixin, BaseEstimator):
     """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
     depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it; ``max_depth``
-    as in ``svm_tree``); with ``search_alpha`` the GTO search with that penalty
-    started from it."""
+    as in ``svm_tree``); with ``search_alpha`` the grid point that searches with
+    that penalty from it (and from the portfolio), fitted by the estimator's own
+    ``_fit_tree``."""
 
     def __init__(self, C=1.0, random_state=None, search_alpha=None, max_depth=None):
         self.C = C
@@ -101,11 +103,16 @@ class SVMTree(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         self.classes_ = np.unique(y)
         start = gto.Tree.complete(2, self.classes_, X.shape[1])
-        self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state,
-                              max_depth=self.max_depth)[0]
-        if self.search_alpha is not None:  # the GTO search from the SVM tree
-            self.tree_ = gto.GTOClassifier(alpha=self.search_alpha, init=self.tree_,
-                                           random_state=self.random_state).fit(X, y).tree_
+        if self.search_alpha is None:
+            self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state,
+                                  max_depth=self.max_depth)[0]
+            return self
+        if self.max_depth is not None:
+            raise ValueError("a search from a pruned SVM tree is not a grid point")
+        grid_point = {"alpha": self.search_alpha, "max_features": None, "svm_C": self.C}
+        clf = gto.GTOClassifier(random_state=self.random_state)
+        clf._categorical = {}  # numeric data, as fit() sets it
+        self.tree_ = clf._fit_tree(start, X, y, None, grid_point, 1).tree
         return self
 
     def predict(self, X):
@@ -182,9 +189,9 @@ def main(argv=None):
     base = ["a0", "a0.3", "a1", "a3"]
     svms = ["svm0.01", "svm0.1", "svm"]
     lins = ["lin0.01", "lin0.1", "lin"]
-    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + lins + svms  # GTOClassifier's auto grid
-    subsets = [base, base + svms, default, [n for n in default if n not in lins],
-               base + ["svm"], base + ["axis"] + svms, svms, lins + svms, list(CANDIDATES)]
+    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + svms  # GTOClassifier's auto grid
+    subsets = [base, base + svms, default, default + lins, base + ["svm"],
+               base + ["axis"] + svms, svms, lins + svms, list(CANDIDATES)]
     subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
     print(summarise(load(path), subsets))
 

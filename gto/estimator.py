@@ -499,7 +499,7 @@ def _complexity(params, n_features):
         depth = params.get("svm_depth")
         return (0, np.inf if depth is None else depth, params["svm_C"])
     budget = params["max_features"] or n_features
-    return (min(budget, n_features), -params["alpha"], 0.0)
+    return (min(budget, n_features), -params["alpha"])
 
 
 def one_standard_error(scores, complexity):
