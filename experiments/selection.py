@@ -10,8 +10,9 @@ configuration (fixed ``alpha``/``max_features``), records
   training fold, and its fit time.
 
 Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
-linear-SVM tree of :func:`gto.svm_start.svm_tree` that the estimator's grid
-holds for ``alpha="auto"`` (``svm_depth`` 1: pruned to its root), or (``svm_C``
+linear-SVM tree of :func:`gto.svm_start.svm_tree` (``svm_penalty`` "l2", as
+STree, or "l1", the 1-norm SVM trees the estimator's grid holds for
+``alpha="auto"``; ``svm_depth`` 1: pruned to its root), or (``svm_C``
 and ``alpha``) the auto grid's alpha-0 point: the search with that ``alpha``
 from that SVM tree and from the greedy and CART starts, the fewest errors kept.
 
@@ -57,6 +58,10 @@ CANDIDATES = {
     "svm": {"svm_C": 1.0},
     "svm0.1": {"svm_C": 0.1},
     "svm0.01": {"svm_C": 0.01},
+    "l1svm1": {"svm_C": 1.0, "svm_penalty": "l1"},
+    "l1svm0.3": {"svm_C": 0.3, "svm_penalty": "l1"},
+    "l1svm0.1": {"svm_C": 0.1, "svm_penalty": "l1"},
+    "l1svm0.03": {"svm_C": 0.03, "svm_penalty": "l1"},
     "svm0.1-a0": {"svm_C": 0.1, "alpha": 0.0},
     "lin": {"svm_C": 1.0, "svm_depth": 1},
     "lin0.1": {"svm_C": 0.1, "svm_depth": 1},
@@ -72,7 +77,8 @@ def record(split, name, cv=5):
     X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
     y = split.y_train
     c = CANDIDATES[name]
-    clf = (SVMTree(c["svm_C"], split.seed, c.get("alpha"), c.get("svm_depth")) if "svm_C" in c else
+    clf = (SVMTree(c["svm_C"], split.seed, c.get("alpha"), c.get("svm_depth"),
+                   c.get("svm_penalty", "l2")) if "svm_C" in c else
            gto.GTOClassifier(depth=2, random_state=split.seed, **CANDIDATES[name]))
     t0 = time.perf_counter()
     folds = StratifiedKFold(cv, shuffle=True, random_state=split.seed)
@@ -90,25 +96,27 @@ def record(split, name, cv=5):
 class SVMTree(ClassifierMixin, BaseEstimator):
     """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
     depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it; ``max_depth``
-    as in ``svm_tree``); with ``search_alpha`` the grid point that searches with
+    and ``penalty`` as in ``svm_tree``); with ``search_alpha`` the grid point that searches with
     that penalty from it (and from the portfolio), fitted by the estimator's own
     ``_fit_tree``."""
 
-    def __init__(self, C=1.0, random_state=None, search_alpha=None, max_depth=None):
+    def __init__(self, C=1.0, random_state=None, search_alpha=None, max_depth=None,
+                 penalty="l2"):
         self.C = C
         self.random_state = random_state
         self.search_alpha = search_alpha
         self.max_depth = max_depth
+        self.penalty = penalty
 
     def fit(self, X, y):
         self.classes_ = np.unique(y)
         start = gto.Tree.complete(2, self.classes_, X.shape[1])
         if self.search_alpha is None:
             self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state,
-                                  max_depth=self.max_depth)[0]
+                                  max_depth=self.max_depth, penalty=self.penalty)[0]
             return self
-        if self.max_depth is not None:
-            raise ValueError("a search from a pruned SVM tree is not a grid point")
+        if self.max_depth is not None or self.penalty != "l2":
+            raise ValueError("the grid's search starts from the whole L2 SVM tree")
         grid_point = {"alpha": self.search_alpha, "max_features": None, "svm_C": self.C}
         clf = gto.GTOClassifier(random_state=self.random_state)
         clf._categorical = {}  # numeric data, as fit() sets it
@@ -188,10 +196,12 @@ def main(argv=None):
                 fh.flush()
     base = ["a0", "a0.3", "a1", "a3"]
     svms = ["svm0.01", "svm0.1", "svm"]
+    l1svms = ["l1svm0.1", "l1svm0.3", "l1svm1"]
     lins = ["lin0.01", "lin0.1", "lin"]
-    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + svms  # GTOClassifier's auto grid
-    subsets = [base, base + svms, default, default + lins, base + ["svm"],
-               base + ["axis"] + svms, svms, lins + svms, list(CANDIDATES)]
+    default = ["svm0.1-a0", "a0.3", "a1", "a3"] + l1svms  # GTOClassifier's auto grid
+    l2grid = ["svm0.1-a0", "a0.3", "a1", "a3"] + svms  # its grid before (L2 SVM trees)
+    subsets = [base, base + svms, default, l2grid, default + lins, base + ["svm"],
+               base + ["axis"] + svms, svms, l1svms, lins + svms, list(CANDIDATES)]
     subsets += [list(c) for c in combinations(["a0", "a1", "axis"], 2)]
     print(summarise(load(path), subsets))
 

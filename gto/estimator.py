@@ -31,8 +31,9 @@ from .tree import Tree
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
-SVM_C_GRID = (0.01, 0.1, 1.0)
-SVM_START_C = 0.1  # the SVM tree the auto grid's alpha-0 search also starts from
+SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
+SVM_PENALTY = "l1"  # their penalty (gto.svm_start.svm_tree): sparse, readable decisions
+SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
 SELECTIONS = ("best", "1se")
 
 
@@ -70,16 +71,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         (ties: the first grid point), or "1se", the one-standard-error rule
         (Breiman et al., CART §3.4.3; :func:`one_standard_error`): the
         simplest grid point whose mean is within one standard error (over the
-        folds) of the best, simplest meaning a linear-SVM tree (smaller ``C``
-        first), then fewer features per decision, then a larger ``alpha``.
+        folds) of the best, simplest meaning a 1-norm SVM tree (smaller ``C``,
+        so fewer features, first), then fewer features per decision, then a
+        larger ``alpha``.
     svm : bool, default True
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
-        the linear-SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
-        ``LinearSVC`` on the points reaching it (STree-style, no search,
-        :func:`gto.svm_start.svm_tree`), and may pick one.  They cost
-        milliseconds, and as convex max-margin fits they count as the
-        simplest candidates.  (With ``svm=False`` the alpha-0 search starts
-        from the ``init`` portfolio.)
+        the 1-norm SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
+        ``LinearSVC(penalty="l1")`` on the points reaching it (STree-style, no
+        search, :func:`gto.svm_start.svm_tree` with ``penalty=SVM_PENALTY``),
+        whose zero weights leave features out of the rule, and may pick one.
+        They cost milliseconds, and as convex fits they count as the simplest
+        candidates.  The alpha-0 search also starts from the L2 SVM tree of
+        ``SVM_START_C``.  (With ``svm=False`` the alpha-0 search starts from
+        the ``init`` portfolio.)
     init : "auto", "greedy", "cart", "axis", "random", gto.Tree or fitted DecisionTreeClassifier
         Starting trees.  "auto": both the greedy LP tree and, when the
         structure is complete, the CART tree of the same shape (``init="cart"``
@@ -335,7 +339,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         the first."""
         starts = [(tree, init) for init in self._starts(tree, params)]
         if params["svm_C"] is not None:
-            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state))
+            penalty = SVM_PENALTY if params["alpha"] is None else "l2"
+            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
             if params["alpha"] is None:
                 return svm
             starts.insert(0, (svm.tree, "tree"))
@@ -529,17 +534,18 @@ def _seed(random_state):
     return random_state
 
 
-def _svm_result(tree, X, y, w, C, seed):
+def _svm_result(tree, X, y, w, C, seed, penalty):
     """The linear-SVM tree as an ``OptimizeResult`` like :func:`optimize`'s (``nit``: the
     SVM solver's iterations)."""
     from scipy.optimize import OptimizeResult
 
     t0 = time.perf_counter()
-    fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed)
+    fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
+                              penalty=penalty)
     n_errors = fitted.n_errors(X, y, w)
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           status=Status.SUCCESS, success=True, time=time.perf_counter() - t0,
-                          message=f"linear-SVM tree (gto.svm_start, C={C}); no search")
+                          message=f"linear-SVM tree (gto.svm_start, {penalty}, C={C}); no search")
 
 
 def _fold_score(estimator, tree, X, y, w, params, train, test):

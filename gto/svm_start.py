@@ -3,8 +3,11 @@
 Each decision, top down in preorder, is scikit-learn's ``LinearSVC`` fitted on
 the points that reach it (standardised features, the scaling folded back), to
 send each point towards the subtree that holds its class.  It is the
-``"svm"`` candidate of ``GTOClassifier``'s internal model selection: a
-max-margin (L2) tree that the CV weighs against GTO's L1-penalised ones.
+``"svm"`` candidate of ``GTOClassifier``'s internal model selection: with
+``penalty="l1"`` a 1-norm SVM at each decision (sparse weights, the convex
+analogue of GTO's ``alpha`` penalty, DESIGN §3b), weighed by the CV against
+GTO's searched trees; with ``penalty="l2"`` the max-margin start of the
+estimator's unpenalised search.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from .tree import as_tree
 
 #: LinearSVC's penalty parameter (scikit-learn's and STree's default)
 C = 1.0
+PENALTIES = ("l1", "l2")
 
 
 def node_targets(tree, d, y):
@@ -41,8 +45,15 @@ def node_targets(tree, d, y):
     return np.array([side.get(c, 0) for c in y.tolist()], dtype=np.int8)
 
 
-def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=None):
+def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=None,
+             penalty="l2"):
     """``tree``'s structure and leaf classes with every decision a linear SVM.
+
+    ``penalty``: "l2", scikit-learn's ``LinearSVC`` as it comes (every weight
+    nonzero); "l1", the 1-norm SVM ``LinearSVC(penalty="l1", dual=False)``
+    (squared hinge loss), whose zero weights leave features out of the rule.
+    A decision whose SVM has no nonzero weight (an L1 fit with a small ``C``)
+    is pruned as below, not left to the sign of its intercept.
 
     With ``max_depth`` only the decisions above that depth (the root at depth
     0) are SVMs; each deeper one acts on no point: it sends every point to
@@ -54,6 +65,8 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
     sends everything that way (``w = 0``).  Returns ``(tree, n_iter)``: a new
     ``gto.Tree`` with the training data recorded (:meth:`gto.Tree.record_training`)
     and the solver iterations of all its SVM fits."""
+    if penalty not in PENALTIES:
+        raise ValueError(f"penalty must be one of {PENALTIES}, got {penalty!r}")
     tree = as_tree(tree).copy()
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
@@ -68,15 +81,19 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
         target = node_targets(tree, d, y)
         at = reach[d] & (target != 0) & (w > 0)
         sides = np.unique(target[at])
+        majority = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
         if max_depth is not None and depth[d] >= max_depth:  # pruned: the majority side
-            gamma[d] = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
+            gamma[d] = majority
         elif len(sides) == 2:
-            svm = LinearSVC(C=C, dual="auto", random_state=random_state, max_iter=10_000)
+            svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
+                            random_state=random_state, max_iter=10_000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
-            n_iter += int(svm.n_iter_)
+            n_iter += int(np.max(svm.n_iter_))
             W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]  # w·z + b > 0: right
+            if not W[d].any():  # no feature left: pruned, not the intercept's sign
+                gamma[d] = majority
         else:  # one side wanted (or no point): everything goes there
             gamma[d] = -1.0 if len(sides) == 1 and sides[0] > 0 else 1.0
         go_right = Z @ W[d] - gamma[d] > 0
