@@ -52,19 +52,19 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
     ``penalty``: "l2", scikit-learn's ``LinearSVC`` as it comes (every weight
     nonzero); "l1", the 1-norm SVM ``LinearSVC(penalty="l1", dual=False)``
     (squared hinge loss), whose zero weights leave features out of the rule.
-    A decision whose SVM has no nonzero weight (an L1 fit with a small ``C``)
-    is pruned as below, not left to the sign of its intercept.
 
     With ``max_depth`` only the decisions above that depth (the root at depth
-    0) are SVMs; each deeper one acts on no point: it sends every point to
-    the side most of its training points (by weight) want, ties to the left
-    (a pruned tree in the fixed structure, e.g. ``max_depth=1``: one linear
-    classifier).
+    0) are SVMs (a pruned tree in the fixed structure, e.g. ``max_depth=1``:
+    one linear classifier).
 
-    A decision whose points all want one side (or that no point reaches)
-    sends everything that way (``w = 0``).  Returns ``(tree, n_iter)``: a new
-    ``gto.Tree`` with the training data recorded (:meth:`gto.Tree.record_training`)
-    and the solver iterations of all its SVM fits."""
+    A decision with no SVM (pruned by ``max_depth``, or whose points all want
+    one side, or that no point reaches) or whose SVM keeps no nonzero weight
+    (an L1 fit with a small ``C``; not left to the sign of its intercept)
+    acts on no point (``w = 0``): it sends every point to the side most of
+    its training points (by weight) want, ties to the left.  Returns
+    ``(tree, n_iter)``: a new ``gto.Tree`` with the training data recorded
+    (:meth:`gto.Tree.record_training`) and the solver iterations of all its
+    SVM fits."""
     if penalty not in PENALTIES:
         raise ValueError(f"penalty must be one of {PENALTIES}, got {penalty!r}")
     tree = as_tree(tree).copy()
@@ -81,21 +81,17 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
         target = node_targets(tree, d, y)
         at = reach[d] & (target != 0) & (w > 0)
         sides = np.unique(target[at])
-        majority = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
-        if max_depth is not None and depth[d] >= max_depth:  # pruned: the majority side
-            gamma[d] = majority
-        elif len(sides) == 2:
+        # w = 0: everything to the side most of the points want (gamma -1: right)
+        gamma[d] = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
+        if len(sides) == 2 and (max_depth is None or depth[d] < max_depth):
             svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
                             random_state=random_state, max_iter=10_000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
-            n_iter += int(np.max(svm.n_iter_))
-            W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]  # w·z + b > 0: right
-            if not W[d].any():  # no feature left: pruned, not the intercept's sign
-                gamma[d] = majority
-        else:  # one side wanted (or no point): everything goes there
-            gamma[d] = -1.0 if len(sides) == 1 and sides[0] > 0 else 1.0
+            n_iter += int(svm.n_iter_)
+            if svm.coef_.any():  # w·z + b > 0: right
+                W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]
         go_right = Z @ W[d] - gamma[d] > 0
         for child, right in zip(tree.children[d], (False, True)):
             if child[0] == "d":

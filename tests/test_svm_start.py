@@ -20,8 +20,12 @@ def _data(seed=0, n=120, n_features=4, noise=0.15):
 def _linear_svc(C, penalty):
     """LinearSVC as documented for each penalty ("l1": the 1-norm SVM, primal)."""
     return LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
-                     random_state=0,
-                     max_iter=10_000)
+                     random_state=0, max_iter=10_000)
+
+
+def _majority(labels):
+    """The class (0 or 1) most of ``labels`` have; a tie (or none): 0."""
+    return int(np.sum(labels == 1) > np.sum(labels == 0))
 
 
 def _svm(X, y, C, penalty="l2"):
@@ -37,8 +41,7 @@ def literal_depth2(X, y, Z, C, penalty="l2"):
     root = _svm(X, y, C, penalty)
     go_x, go_z = root.predict(X), root.predict(Z)
     if not root[-1].coef_.any():  # no root rule: all to the majority's side
-        go_x = go_z = np.full(len(Z), int(np.sum(y == 1) > np.sum(y == 0)))
-        go_x = np.full(len(X), go_z[0]) if len(Z) else go_x
+        go_x, go_z = np.full(len(X), _majority(y)), np.full(len(Z), _majority(y))
     out = np.empty(len(Z), dtype=y.dtype)
     for side in (0, 1):
         at = go_x == side
@@ -49,7 +52,7 @@ def literal_depth2(X, y, Z, C, penalty="l2"):
             if child.coef_.any():
                 out[go_z == side] = child.predict(scaler.transform(Z[go_z == side]))
             else:
-                out[go_z == side] = int(np.sum(y[at] == 1) > np.sum(y[at] == 0))
+                out[go_z == side] = _majority(y[at])
         else:
             out[go_z == side] = y[at][0] if at.any() else side
     return out
@@ -64,7 +67,7 @@ def literal_pruned(X, y, Z, C):
     out = np.empty(len(Z), dtype=y.dtype)
     for side in (0, 1):
         at = go_x == side
-        out[go_z == side] = 1 if np.sum(y[at] == 1) > np.sum(y[at] == 0) else 0
+        out[go_z == side] = _majority(y[at])
     return out
 
 
