@@ -12,7 +12,8 @@ setup(
     long_description_content_type="text/markdown",
     license="MIT",
     python_requires=">=3.10",
-    packages=["gto", "gto.mip", "gto.slim", "tabu", "problems", "experiments"],
+    packages=["gto", "gto.utils", "gto.model", "gto.engine", "gto.learners", "gto.mip", "gto.slim",
+              "gto.cli", "tabu", "problems", "experiments"],
     package_data={
         "problems": [
             "data/*.csv", "data/README.md", "data/numeric/*.csv", "data/categorical/*.csv",

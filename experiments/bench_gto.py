@@ -36,10 +36,10 @@ from threadpoolctl import threadpool_limits
 import gto
 import problems
 import tabu
-from gto.problem import TreeProblem
-from gto.starts import greedy_theta
-from gto.tree import FIGURE2
-from gto.walker import walker_from_theta
+from gto.engine._problem import TreeProblem
+from gto.engine._starts import greedy_theta
+from gto.engine._walker import walker_from_theta
+from gto.model.tree import FIGURE2
 
 FIG2 = FIGURE2
 

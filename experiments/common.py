@@ -21,10 +21,10 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from gto.files import write_text_atomic
-from gto.optimize import stop_if_interrupted
-from gto.tree import FIGURE2
-from gto.progress import Progress
+from gto.learners._optimize import stop_if_interrupted
+from gto.model.tree import FIGURE2
+from gto.utils._atomic import write_text_atomic
+from gto.utils._progress import Progress
 
 STRUCTURE = FIGURE2  # the paper's three-decision tree (Figure 2)
 FIELDS = ["dataset", "split", "arm", "train_error", "test_error", "decisions", "seconds", "failed"]

@@ -27,8 +27,8 @@ from sklearn.model_selection import train_test_split
 import gto
 import gto.mip
 import problems
-from gto.files import write_text_atomic
-from gto.tree import FIGURE2
+from gto.model.tree import FIGURE2
+from gto.utils._atomic import write_text_atomic
 
 from .common import markdown_table, write_csv
 

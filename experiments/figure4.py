@@ -22,12 +22,23 @@ import sys
 import time
 from itertools import chain
 
-from gto.cli import jobs, positive_int
-from gto.files import write_text_atomic
+from gto.cli._main import jobs, positive_int
+from gto.utils._atomic import write_text_atomic
 
 from . import peers
-from .common import (EPTS_M, EPTS_P, FW, arm_rows, failures, fit_c45, markdown_table,
-                     run_splits, synthetic_splits, tidy, write_csv)
+from .common import (
+    EPTS_M,
+    EPTS_P,
+    FW,
+    arm_rows,
+    failures,
+    fit_c45,
+    markdown_table,
+    run_splits,
+    synthetic_splits,
+    tidy,
+    write_csv,
+)
 
 ARMS = {"EPTS-M": EPTS_M, "EPTS-P": EPTS_P, "FW": FW, "C4.5": fit_c45}
 DIMENSIONS = (2, 5, 10)

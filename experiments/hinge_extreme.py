@@ -1,7 +1,7 @@
-"""The greedy start's robust LP (gto.hinge_lp) against HiGHS at extreme scales.
+"""The greedy start's robust LP (gto.engine._hinge_lp) against HiGHS at extreme scales.
 
 Two families of random cases (``--cases`` each), the root LP of ``(0, 1)`` built
-as :mod:`gto.starts` builds it, from a random start vertex (:func:`gto.crossover.purify`):
+as :mod:`gto.engine._starts` builds it, from a random start vertex (:func:`gto.engine._crossover.purify`):
 
 * ``duplicates``: exact duplicates with conflicting labels among points of
   magnitude 1e-3 .. 1e7 (the family of the issue's failure);
@@ -26,10 +26,10 @@ from scipy.optimize import linprog
 
 import gto
 from experiments.common import markdown_table
-from gto.block import SingularBlockError
-from gto.crossover import purify
-from gto.hinge_lp import solve_hinge_lp
-from gto.problem import TreeProblem
+from gto.engine._block import SingularBlockError
+from gto.engine._crossover import purify
+from gto.engine._hinge_lp import solve_hinge_lp
+from gto.engine._problem import TreeProblem
 
 RTOL = 1e-6
 

@@ -32,8 +32,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from gto.categorical import encode
 from gto.mip import solve_odt
+from gto.model._categorical import encode
 
 PAPER_NAMES = {"monk1": "monks-1", "house-votes-84": "votes", "kr-vs-kp": "krkp", "mushroom": "mush"}
 BINARY = ("monk1", "house-votes-84", "kr-vs-kp", "mushroom")

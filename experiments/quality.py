@@ -37,11 +37,21 @@ from sklearn.preprocessing import MinMaxScaler
 
 import gto
 import problems
-from gto.files import write_text_atomic
+from gto.utils._atomic import write_text_atomic
 
 from . import peers
-from .common import (FIELDS, cv_splits, failures, markdown_table, pm, read_csv, run_splits,
-                     summarize, synthetic_splits, write_csv)
+from .common import (
+    FIELDS,
+    cv_splits,
+    failures,
+    markdown_table,
+    pm,
+    read_csv,
+    run_splits,
+    summarize,
+    synthetic_splits,
+    write_csv,
+)
 
 BIG = ("magic", "twonorm", "phoneme")
 BIG_SAMPLE = 2000

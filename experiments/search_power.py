@@ -30,8 +30,8 @@ from threadpoolctl import threadpool_limits
 
 import gto
 import problems
-from gto.problem import TreeProblem
-from gto.starts import cart_tree
+from gto.engine._problem import TreeProblem
+from gto.engine._starts import cart_tree
 
 STRUCTURE = ((0, 1), (0, 1))
 SIZES = (768, 7_680, 76_800)
@@ -53,7 +53,7 @@ def start_tree(kind, X, y, seed):
     """The tree handed to ``gto.optimize`` and its ``init``.
 
     "greedy": the Figure 2 shape, greedy LP start; "cart": a depth-2 CART
-    tree's splits placed on the Figure 2 shape (:func:`gto.starts.cart_tree`),
+    tree's splits placed on the Figure 2 shape (:func:`gto.engine._starts.cart_tree`),
     given as the tree; "cart-own": the fitted scikit-learn tree as it stands,
     with CART's own leaf classes (a different structure, whose optimum may be
     far above the planted tree's error, so its ratio measures the structure

@@ -10,7 +10,7 @@ configuration (fixed ``alpha``/``max_features``), records
   training fold, and its fit time.
 
 Candidates are fixed ``GTOClassifier`` parameters, or (``svm_C``) the
-linear-SVM tree of :func:`gto.svm_start.svm_tree` (``svm_penalty`` "l2", as
+linear-SVM tree of :func:`gto.engine._svm_start.svm_tree` (``svm_penalty`` "l2", as
 STree, or "l1", the 1-norm SVM trees the estimator's grid holds for
 ``alpha="auto"``; ``svm_depth`` 1: pruned to its root), or (``svm_C``
 and ``alpha``) the auto grid's alpha-0 point: the search with that ``alpha``
@@ -40,9 +40,9 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
-from gto.estimator import _complexity as _estimator_complexity
-from gto.estimator import one_standard_error
-from gto.svm_start import svm_tree
+from gto.engine._svm_start import svm_tree
+from gto.learners._estimator import _complexity as _estimator_complexity
+from gto.learners._estimator import one_standard_error
 
 from . import quality
 
@@ -94,7 +94,7 @@ def record(split, name, cv=5):
 
 
 class SVMTree(ClassifierMixin, BaseEstimator):
-    """The estimator's ``"svm"`` candidate alone: :func:`gto.svm_start.svm_tree` on the
+    """The estimator's ``"svm"`` candidate alone: :func:`gto.engine._svm_start.svm_tree` on the
     depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it; ``max_depth``
     and ``penalty`` as in ``svm_tree``); with ``search_alpha`` the grid point that searches with
     that penalty from it (and from the portfolio), fitted by the estimator's own

@@ -27,12 +27,23 @@ import time
 from itertools import chain
 
 import problems
-from gto.cli import jobs, positive_int, seconds
-from gto.files import write_text_atomic
+from gto.cli._main import jobs, positive_int, seconds
+from gto.utils._atomic import write_text_atomic
 
 from . import peers
-from .common import (EPTS_DEFAULT, EPTS_P, FW, arm_rows, cv_splits, failures, fit_c45, markdown_table,
-                     run_splits, synthetic_splits, write_csv)
+from .common import (
+    EPTS_DEFAULT,
+    EPTS_P,
+    FW,
+    arm_rows,
+    cv_splits,
+    failures,
+    fit_c45,
+    markdown_table,
+    run_splits,
+    synthetic_splits,
+    write_csv,
+)
 
 ARMS = {"FW": FW, "EPTS": EPTS_P, "EPTS default": EPTS_DEFAULT, "C4.5": fit_c45}
 DIMENSIONS = (5, 10, 20)

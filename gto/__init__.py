@@ -4,27 +4,38 @@ A fixed-structure oblique decision tree becomes a set of disjunctive linear
 inequalities; an error measuring their violation is minimised over a polytope
 by extreme point tabu search or Frank-Wolfe.  The design notes cited as
 "DESIGN §n" in the docstrings are ``docs/DESIGN.md``.
+
+Layers, each importing only the ones before it: ``gto.utils`` (input checks,
+interrupts, progress, statuses, atomic writes) -> ``gto.model`` (the tree, its
+file format, inspection, export, plots) -> ``gto.engine`` (the search) ->
+``gto.learners`` (``optimize``, ``GTOClassifier``) and ``gto.mip`` -> ``gto.slim``
+-> ``gto.cli``.
 """
-from .formulation import merge_duplicates, standard_form
-from .inspection import export_text, plot_tree
-from .objectives import OBJECTIVES, error
-from .optimize import METHODS, optimize
-from .tree import Tree
+from ._version import __version__
+from .engine._formulation import merge_duplicates, standard_form
+from .engine._objectives import OBJECTIVES, error
+from .learners._optimize import METHODS, optimize
+from .model.inspection import export_text, plot_tree
+from .model.tree import Tree
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip", "slim", "export_text", "plot_tree",
+    "OBJECTIVES", "METHODS", "mip", "slim", "export_text", "plot_tree", "__version__",
 ]
-__version__ = "0.1.0"
+
+# public modules reached as attributes, imported on first use: the exact solvers (cvxpy),
+# DT-SLIM (python-sat) and the tree model's modules, under the names they always had
+_MODULES = {"mip": ".mip", "slim": ".slim", "plots": ".model.plots", "tree": ".model.tree",
+            "inspection": ".model.inspection"}
 
 
 def __getattr__(name):
-    """``gto.mip`` (cvxpy), ``gto.slim`` (python-sat) and ``GTOClassifier``
-    (scikit-learn) are imported on first use."""
+    """``gto.mip`` (cvxpy), ``gto.slim`` (python-sat), ``gto.plots`` (matplotlib) and
+    ``GTOClassifier`` (scikit-learn) are imported on first use."""
     import importlib
 
-    if name in ("mip", "slim"):
-        return importlib.import_module(f".{name}", __name__)
+    if name in _MODULES:
+        return importlib.import_module(_MODULES[name], __name__)
     if name == "GTOClassifier":
-        return importlib.import_module(".estimator", __name__).GTOClassifier
+        return importlib.import_module(".learners._estimator", __name__).GTOClassifier
     raise AttributeError(f"module 'gto' has no attribute {name!r}")

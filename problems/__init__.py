@@ -85,7 +85,7 @@ def synthetic(n_features, n_train=500, n_test=2000, random_state=None, min_class
     training labels have a class below ``min_class_fraction`` are drawn again.
     Returns ``SyntheticData(X_train, y_train, X_test, y_test, tree)``.
     """
-    from gto.tree import FIGURE2, Tree
+    from gto.model.tree import FIGURE2, Tree
 
     if int(n_features) < 1 or int(n_train) < 2 or int(n_test) < 0:
         raise ValueError("need n_features >= 1, n_train >= 2 and n_test >= 0")

@@ -43,8 +43,8 @@ import numpy as np
 
 from ._select import best_admissible
 from .result import OptimizeResult
-from .status import Status
 from .standard_walker import StandardFormWalker
+from .status import Status
 from .walker import MoveError, Walker
 
 IMPROVE, DIVERSIFY = 0, 1

@@ -6,8 +6,7 @@ import scipy.sparse as sp
 
 from .lu import SingularBasisError
 from .result import OptimizeResult
-from .simplex import (INFEASIBLE, ITERATION_LIMIT, NUMERICAL, OPTIMAL, UNBOUNDED,
-                      RevisedSimplex, phase_one)
+from .simplex import INFEASIBLE, ITERATION_LIMIT, NUMERICAL, OPTIMAL, UNBOUNDED, RevisedSimplex, phase_one
 from .standard_form import to_standard_form
 
 MESSAGES = {

@@ -1,6 +1,6 @@
 """One status vocabulary for every search: tabu, Frank-Wolfe, ``gto.optimize`` and the MIP backend.
 
-Defined here, in the lower layer (tabu does not import gto); ``gto.status`` re-exports it.
+Defined here, in the lower layer (tabu does not import gto); ``gto.utils.status`` re-exports it.
 
 ``Status`` is an ``IntEnum`` (so ``res.status == 3`` keeps working) whose
 members also compare equal to their lower-case names (``res.status ==

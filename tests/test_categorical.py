@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 import gto
-from gto.categorical import NOMINAL, NUMERIC, ORDINAL, decile_edges, encode
-from gto.dot import to_dot
-from gto.one_group import one_group_tree
+from gto.learners._one_group import one_group_tree
+from gto.model._categorical import NOMINAL, NUMERIC, ORDINAL, decile_edges, encode
+from gto.model._dot import to_dot
 
 
 def frame(n=40, seed=0):
@@ -208,7 +208,7 @@ def test_one_group_stump_equals_brute_force():
 
 
 def test_cli_fit_with_categorical_columns(tmp_path):
-    from gto.cli import main
+    from gto.cli._main import main
 
     df, y = planted(seed=4)
     codes = pd.DataFrame({"colour": df["colour"].cat.codes, "size": df["size"],

@@ -8,7 +8,7 @@ import pytest
 
 import gto
 import problems
-from gto.cli import main
+from gto.cli._main import main
 
 
 @pytest.fixture

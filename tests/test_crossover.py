@@ -1,16 +1,17 @@
 """Crossover (Theorem 4.1) and the block simplex for the weighted robust LP."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import random_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from gto.hinge_lp import solve_hinge_lp
-from gto.problem import TreeProblem
-from gto.walker import walker_from_theta
-from conftest import random_tree
+from gto.engine._hinge_lp import solve_hinge_lp
+from gto.engine._problem import TreeProblem
+from gto.engine._walker import walker_from_theta
 
 
 @settings(max_examples=25, deadline=None)

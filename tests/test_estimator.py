@@ -8,10 +8,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from test_sparse import brute_force_depth2
 
 import gto
+import gto.learners._estimator
 import problems
-from test_sparse import brute_force_depth2
 
 
 @parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
@@ -77,7 +78,7 @@ def _tiny(seed=0, n=60):
 def test_cv_selection_picks_the_best_held_out_score(monkeypatch):
     X, y = _tiny()
     grid = (1e4, 0.0, 0.3)  # a huge penalty first: selection must not just take the first
-    monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
+    monkeypatch.setattr(gto.learners._estimator, "ALPHA_GRID", grid)
     clf = gto.GTOClassifier(alpha="auto", cv=3, max_iter=60, random_state=0,
                             selection="best", svm=False).fit(X, y)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -99,10 +100,10 @@ def test_cv_results_layout_and_joint_budget_selection():
                             random_state=0).fit(X, y)
     # the penalty path without a budget (alpha 0 searched from the SVM tree of
     # SVM_START_C), the budgets without a penalty, the SVM trees
-    grid = ([(a, None, gto.estimator.SVM_START_C if a == 0 else None)
-             for a in gto.estimator.ALPHA_GRID]
-            + [(0.0, m, None) for m in gto.estimator.MAX_FEATURES_GRID if m is not None]
-            + [(None, None, c) for c in gto.estimator.SVM_C_GRID])
+    grid = ([(a, None, gto.learners._estimator.SVM_START_C if a == 0 else None)
+             for a in gto.learners._estimator.ALPHA_GRID]
+            + [(0.0, m, None) for m in gto.learners._estimator.MAX_FEATURES_GRID if m is not None]
+            + [(None, None, c) for c in gto.learners._estimator.SVM_C_GRID])
     res = clf.cv_results_
     assert [(p["alpha"], p["max_features"], p["svm_C"]) for p in res["params"]] == grid
     for key in ("param_alpha", "param_max_features", "param_svm_C", "split0_test_score",
@@ -152,7 +153,7 @@ def test_one_standard_error_rule(monkeypatch):
     standard error of the best, from hand-run cross_val_score per alpha."""
     X, y = _tiny(0)
     grid = (0.0, 0.3, 3.0, 30.0)
-    monkeypatch.setattr(gto.estimator, "ALPHA_GRID", grid)
+    monkeypatch.setattr(gto.learners._estimator, "ALPHA_GRID", grid)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
     scores = np.array([cross_val_score(gto.GTOClassifier(alpha=a, max_iter=60, random_state=0),
                                        X, y, cv=folds) for a in grid])

@@ -6,7 +6,7 @@ import pytest
 
 import problems
 from experiments import common, figure4, peers, table1
-from gto.cli import main
+from gto.cli._main import main
 
 
 def read(path):

@@ -4,12 +4,12 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from test_hardening import walk, walk_errors
 
 import gto
 import problems
-from gto.cli import main
-from gto.files import DataError, read_table
-from test_hardening import walk, walk_errors
+from gto.cli._files import DataError, read_table
+from gto.cli._main import main
 
 
 def run(capsys, *argv):

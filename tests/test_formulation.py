@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
+from conftest import random_tree
 
 import gto
-from gto.formulation import build_triples, merge_duplicates
-from conftest import random_tree
+from gto.engine._formulation import build_triples, merge_duplicates
 
 
 def test_triples_follow_the_class_leaves():

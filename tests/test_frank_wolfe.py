@@ -1,12 +1,12 @@
 import numpy as np
 import pytest
+from conftest import count_errors, product_error, random_tree
 
 import gto
 import problems
-from gto.frank_wolfe import frank_wolfe, product_polynomial
-from gto.problem import TreeProblem
-from gto.walker import walker_from_theta
-from conftest import count_errors, product_error, random_tree
+from gto.engine._frank_wolfe import frank_wolfe, product_polynomial
+from gto.engine._problem import TreeProblem
+from gto.engine._walker import walker_from_theta
 
 
 @pytest.mark.parametrize("p", [1, 2])

@@ -19,19 +19,20 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
-
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 import gto
+import gto.engine._objectives
 import problems
 import tabu
-from gto.crossover import purify
-from gto.hinge_lp import solve_hinge_lp
-from gto.problem import TreeProblem
-from gto._atomic import check_writable, write_text_atomic
-from gto.cli import main
-from gto.status import Status
+from gto.cli._main import main
+from gto.engine._crossover import purify
+from gto.engine._hinge_lp import solve_hinge_lp
+from gto.engine._problem import TreeProblem
+from gto.utils._atomic import check_writable, write_text_atomic
+from gto.utils.status import Status
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIG2 = ((0, 1), (0, 1))
@@ -165,7 +166,7 @@ def test_3_unwritable_output_fails_before_fitting(tmp_path, heart_csv, capsys, m
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted although the output cannot be written")
 
-    monkeypatch.setattr("gto.cli.fit", no_fit)
+    monkeypatch.setattr("gto.cli._main.fit", no_fit)
     blocker = tmp_path / "file"
     blocker.write_text("x")
     code, _, err = run(capsys, "fit", heart_csv, "-o", blocker / "m.json")
@@ -423,8 +424,8 @@ def test_11_product_objective_of_a_depth_9_tree_is_finite():
     assert np.isfinite(res.fun) and np.isfinite(res.min_fun) and res.fun > 0
     assert res.n_errors == walk_errors(res.tree, X, y)
     factors = np.array([[1e200, 1e200, 0.0], [1e200, 1e200, 1.0], [2.0, 3.0, 1.0]])
-    P = gto.objectives.class_product(factors)
-    assert P[0] == 0 and P[1] == gto.objectives.PRODUCT_CAP and P[2] == 6.0
+    P = gto.engine._objectives.class_product(factors)
+    assert P[0] == 0 and P[1] == gto.engine._objectives.PRODUCT_CAP and P[2] == 6.0
 
 
 # -- 12. extreme feature scales -----------------------------------------------------------------
@@ -613,7 +614,7 @@ def hinge_highs(rows, cost):
 
 
 def greedy_lp_matches_highs(X, y, seed):
-    """The greedy start's robust LP for the root of ``(0, 1)`` (as gto.starts builds it):
+    """The greedy start's robust LP for the root of ``(0, 1)`` (as gto.engine._starts builds it):
     our block simplex against HiGHS on the same scaled rows.  Returns (ours, highs)."""
     P = TreeProblem(gto.Tree.from_structure((0, 1), X.shape[1]), X, y)
     go_left = P.y == P.y[0]
@@ -704,11 +705,11 @@ def test_hypothesis_corrupted_model_files(tmp_path_factory, text):
 
 def test_one_non_numeric_check_serves_tree_and_optimize():
     """Strings in a column the tree does not use: Tree.predict reads the numbers it needs
-    (labels by hand: x0 <= 0.5 goes left to class 0).  gto._validation.non_numeric is the
+    (labels by hand: x0 <= 0.5 goes left to class 0).  gto.utils._validation.non_numeric is the
     one check, also the one that sends such data down optimize's categorical path."""
     import pandas as pd
 
-    from gto._validation import non_numeric
+    from gto.utils._validation import non_numeric
 
     tree = gto.Tree.from_structure((0, 1), 3, W=[[1.0, 0, 0]], gamma=[0.5])
     objects = np.array([[0.0, "a", 1], [1.0, "b", 2], [0.2, "a", 3]], dtype=object)

@@ -8,11 +8,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_tree
 
 import gto
 import problems
-from conftest import random_tree
-from gto import inspection
+from gto.model import inspection
 
 
 def walk(tree, x):

@@ -1,16 +1,16 @@
 """Long steps (DESIGN §3b) against the objective evaluated literally along the ray."""
 import numpy as np
 import pytest
+from conftest import random_tree
 
 import gto
 import tabu
-from conftest import random_tree
-from gto._ray import crossings, literal_sums, product_sweep
-from gto.block import PIVOT_TOL
-from gto.long_step import LongStepWalker
-from gto.problem import TreeProblem
-from gto.starts import greedy_theta, random_start
-from gto.walker import walker_from_theta
+from gto.engine._block import PIVOT_TOL
+from gto.engine._long_step import LongStepWalker
+from gto.engine._problem import TreeProblem
+from gto.engine._ray import crossings, literal_sums, product_sweep
+from gto.engine._starts import greedy_theta, random_start
+from gto.engine._walker import walker_from_theta
 
 OBJECTIVES = ["product", "minimum", "count", "lexicographic"]
 

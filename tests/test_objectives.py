@@ -1,11 +1,11 @@
 """Error functions against a literal, loop-by-loop transcription of eq. 13-19."""
 import numpy as np
 import pytest
-
-import gto
 from conftest import random_tree
 
-COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.objectives.COUNT_TOL)
+import gto
+
+COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.engine._objectives.COUNT_TOL)
 
 
 def literal_error(tree, X, y, objective, p, weight):

@@ -1,12 +1,13 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from conftest import count_errors, product_error, random_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from gto.tree import FIGURE2
-from conftest import count_errors, product_error, random_tree
+from gto.model.tree import FIGURE2
 
 FIG2 = FIGURE2
 

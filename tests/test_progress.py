@@ -6,7 +6,7 @@ import numpy as np
 
 import gto
 import problems
-from gto.progress import Progress
+from gto.utils._progress import Progress
 
 
 class TTY(io.StringIO):

@@ -5,15 +5,13 @@ import numpy as np
 import pytest
 
 import gto
-import importlib
-
-gopt = importlib.import_module("gto.optimize")
+import gto.learners._optimize as gopt
 import problems
 import tabu
-from gto.portfolio import round_lengths, round_starts, start_kinds, SCHEDULE
-from gto.problem import TreeProblem
-from gto.starts import greedy_theta, kick_theta, refine_theta
-from gto.walker import walker_from_theta
+from gto.engine._portfolio import SCHEDULE, round_lengths, round_starts, start_kinds
+from gto.engine._problem import TreeProblem
+from gto.engine._starts import greedy_theta, kick_theta, refine_theta
+from gto.engine._walker import walker_from_theta
 
 FIG2 = ((0, 1), (0, 1))
 
@@ -184,7 +182,7 @@ def test_racing_ends_lagging_polish_runs_but_not_the_restart():
     limit ends at the first check with status 0; within a restart, raced rounds are
     shorter, so the same move budget holds more rounds, and the restart still uses
     every move (a raced run is not a stop)."""
-    from gto.portfolio import _tabu_round
+    from gto.engine._portfolio import _tabu_round
 
     X, y, _ = _planted(300, 3, 1)
     y = np.where(np.random.default_rng(1).random(len(y)) < 0.1, 1 - y, y)

@@ -7,11 +7,11 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
-import problems
-from gto.slim import improve, minimum_depth_tree, tree_of_depth
 import gto.slim.encodings as enc_mod
 import gto.slim.local as slim_local
 import gto.slim.windows as improve_mod
+import problems
+from gto.slim import improve, minimum_depth_tree, tree_of_depth
 
 
 # -- brute force: exhaustive search over trees of depth <= 3 ------------------------------

@@ -6,13 +6,13 @@ import copy
 
 import numpy as np
 import pytest
+from conftest import random_tree
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from gto.problem import TreeProblem
-from gto.walker import walker_from_theta
-from conftest import random_tree
+from gto.engine._problem import TreeProblem
+from gto.engine._walker import walker_from_theta
 
 DEPTH2 = ((0, 1), (0, 1))
 
@@ -119,7 +119,7 @@ def test_max_features_1_reaches_the_axis_aligned_depth2_optimum(name):
 
 
 def test_axis_work_counts_the_root_cuts_times_the_scan():
-    from gto.starts import axis_work
+    from gto.engine._starts import axis_work
     X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 3.0]])  # distinct values 2 and 3
     assert axis_work(X) == 3 * 2 * ((2 + 1) + (3 + 1))
 
@@ -128,8 +128,8 @@ def test_max_features_1_is_exact_on_many_points_with_few_values():
     """N^2 n^2 = 1.4e8 is over AXIS_WORK_LIMIT, but with 5 values per feature the exact
     axis-aligned start costs little (axis_work 1.4e6), so "auto" uses it: the brute-force
     optimum is reached (a CART start falls short here)."""
-    from gto.optimize import AXIS_WORK_LIMIT
-    from gto.starts import axis_work
+    from gto.engine._starts import axis_work
+    from gto.learners._optimize import AXIS_WORK_LIMIT
     rng = np.random.default_rng(4)
     X = rng.integers(0, 5, size=(600, 20)).astype(float)
     score = X[:, 0] + X[:, 1] - X[:, 2] + rng.normal(0, 1.5, 600)
@@ -180,7 +180,8 @@ def test_planted_sparse_trees_are_recovered_with_max_features_2():
 
 
 # -- a CART tree as the start is never made worse -------------------------------------------
-from hypothesis import example, given, settings, strategies as st  # noqa: E402
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=12, deadline=None)
@@ -331,7 +332,7 @@ def test_penalised_hinge_lp_matches_highs(seed):
     coordinate rows."""
     from scipy.optimize import linprog
 
-    from gto.hinge_lp import solve_hinge_lp
+    from gto.engine._hinge_lp import solve_hinge_lp
 
     rng = np.random.default_rng(seed)
     X, y = problems.load(["heart", "liver"][seed % 2])
@@ -377,9 +378,9 @@ def test_frank_wolfe_with_the_penalty_is_monotone_and_reports_it_literally():
 def test_frank_wolfe_step_minimises_the_penalised_objective_on_its_segment(alpha):
     """One FW step: lambda minimises eq. 19 on the interpolated slacks plus the
     penalty, linear in (w+, w-), along the segment to the LP vertex (a grid as truth)."""
-    from gto.formulation import decision_errors
-    from gto.frank_wolfe import frank_wolfe
-    from gto.starts import cart_tree
+    from gto.engine._formulation import decision_errors
+    from gto.engine._frank_wolfe import frank_wolfe
+    from gto.engine._starts import cart_tree
 
     X, y = problems.load("heart")  # from CART the step is interior and the penalty grows
     tree = gto.Tree.from_structure(DEPTH2, X.shape[1])

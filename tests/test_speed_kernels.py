@@ -1,4 +1,4 @@
-"""The compiled purification and hinge-LP kernels (gto/_lp_kernels.py) against
+"""The compiled purification and hinge-LP kernels (gto/engine/_lp_kernels.py) against
 independent truths: literal slack checks, scipy's SVD-based null space and
 condition number, finite differences along an edge, a brute-force line search
 over the breakpoints of a ray, and HiGHS on random small LPs."""
@@ -7,10 +7,10 @@ import pytest
 import scipy.linalg
 from scipy.optimize import linprog
 
-from gto import _lp_kernels as K
-from gto.block import MAX_COND, ZERO_TOL, Block, well_conditioned
-from gto.crossover import purify
-from gto.hinge_lp import edge_slopes, solve_hinge_lp
+from gto.engine import _lp_kernels as K
+from gto.engine._block import MAX_COND, ZERO_TOL, Block, well_conditioned
+from gto.engine._crossover import purify
+from gto.engine._hinge_lp import edge_slopes, solve_hinge_lp
 
 TOL = 1e-9
 
@@ -209,7 +209,7 @@ def test_a_pivot_with_a_zero_pivot_element_is_refused_and_changes_nothing():
     """A row in the span of the block's other rows cannot replace position q (its
     pivot element ``rows[leave] @ Binv[:, q]`` is 0): DegeneratePivotError, with every
     array of the block as before; a regular pivot still solves the new tight rows."""
-    from gto.block import DegeneratePivotError
+    from gto.engine._block import DegeneratePivotError
     from tabu.walker import MoveError
 
     rng = np.random.default_rng(3)
@@ -236,7 +236,7 @@ def test_the_hinge_simplex_skips_a_pivot_the_block_refuses(monkeypatch):
     """A pivot the block refuses as singular (DegeneratePivotError, the block unchanged)
     is handled as an edge without a pivot row: the simplex goes on and still reaches
     HiGHS's optimum instead of passing the error to its caller (Frank-Wolfe, the starts)."""
-    from gto.block import DegeneratePivotError
+    from gto.engine._block import DegeneratePivotError
 
     rng = np.random.default_rng(205)
     T, n = 30, 3

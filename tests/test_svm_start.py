@@ -1,4 +1,4 @@
-"""gto.svm_start.svm_tree against scikit-learn's own LinearSVC fits (the independent truth)."""
+"""gto.engine._svm_start.svm_tree against scikit-learn's own LinearSVC fits (the independent truth)."""
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
@@ -7,7 +7,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
 import gto
-from gto.svm_start import svm_tree
+import gto.learners._estimator
+from gto.engine._svm_start import svm_tree
 
 
 def _data(seed=0, n=120, n_features=4, noise=0.15):
@@ -164,11 +165,11 @@ def test_cv_scores_of_the_svm_candidates_are_hand_run_cross_validation():
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
     res = clf.cv_results_
     svm_rows = np.flatnonzero(np.isnan(res["param_alpha"]))
-    assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.estimator.SVM_C_GRID)
+    assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.learners._estimator.SVM_C_GRID)
     for i in svm_rows:
         C = res["params"][i]["svm_C"]
         literal = np.mean([np.mean(literal_depth2(X[tr], y[tr], X[te], C,
-                                                  gto.estimator.SVM_PENALTY) == y[te])
+                                                  gto.learners._estimator.SVM_PENALTY) == y[te])
                            for tr, te in folds])
         assert res["mean_test_score"][i] == pytest.approx(literal, abs=1e-12)
 
@@ -213,7 +214,7 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_and_the_portfolio(m
     the search with the fewest training errors (counted here from its predictions);
     the search from the SVM tree never ends with more errors than that tree."""
     X, y = _data(5, n=90, noise=0.2)
-    real, calls = gto.estimator.optimize, []
+    real, calls = gto.learners._estimator.optimize, []
 
     def spy(tree, X_, y_, **kw):
         res = real(tree, X_, y_, **kw)
@@ -221,10 +222,10 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_and_the_portfolio(m
             calls.append((tree, X_, y_, kw["init"], res))
         return res
 
-    monkeypatch.setattr(gto.estimator, "optimize", spy)
-    fit_tree = gto.estimator.GTOClassifier._fit_tree
+    monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
+    fit_tree = gto.learners._estimator.GTOClassifier._fit_tree
     kept = []
-    monkeypatch.setattr(gto.estimator.GTOClassifier, "_fit_tree",
+    monkeypatch.setattr(gto.learners._estimator.GTOClassifier, "_fit_tree",
                         lambda self, *a, **k: kept.append((len(calls), fit_tree(self, *a, **k),
                                                            len(calls))) or kept[-1][1])
     gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
@@ -233,7 +234,7 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_and_the_portfolio(m
     for group, res in groups:
         assert [c[3] for c in group] == ["tree", "greedy", "cart"]
         tree, Xf, yf, _, first = group[0]
-        literal = literal_depth2(Xf, yf, Xf, gto.estimator.SVM_START_C)
+        literal = literal_depth2(Xf, yf, Xf, gto.learners._estimator.SVM_START_C)
         assert np.array_equal(tree.predict(Xf), literal)
         assert np.sum(first.tree.predict(Xf) != yf) <= np.sum(literal != yf)
         errors = [int(np.sum(c[4].tree.predict(Xf) != yf)) for c in group]

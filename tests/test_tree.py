@@ -2,11 +2,11 @@ import json
 
 import numpy as np
 import pytest
+from conftest import random_tree, walk_tree
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
-from conftest import random_tree, walk_tree
 
 
 def test_structure_preorder_and_paths():

@@ -4,12 +4,12 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import random_tree
 
 import gto
 import problems
-from gto.problem import TreeProblem
-from gto.walker import walker_from_theta
-from conftest import random_tree
+from gto.engine._problem import TreeProblem
+from gto.engine._walker import walker_from_theta
 
 
 def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3, sparse=False,

@@ -34,9 +34,9 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_fit_data
-from ..formulation import build_triples, merge_duplicates
-from ..tree import Tree
+from ..engine._formulation import build_triples, merge_duplicates
+from ..model.tree import Tree
+from ..utils._validation import check_fit_data
 from . import backend
 from .result import MIPResult
 from .scaling import Scaling

@@ -20,9 +20,9 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_labels, check_sample_weight, check_X
-from ..formulation import merge_duplicates
-from ..tree import Tree
+from ..engine._formulation import merge_duplicates
+from ..model.tree import Tree
+from ..utils._validation import check_labels, check_sample_weight, check_X
 from . import backend
 from .result import MIPResult
 from .scaling import Scaling

@@ -58,9 +58,9 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_labels, check_sample_weight
-from ..categorical import NOMINAL, ORDINAL, encode
-from ..tree import Tree
+from ..model._categorical import NOMINAL, ORDINAL, encode
+from ..model.tree import Tree
+from ..utils._validation import check_labels, check_sample_weight
 from . import backend
 from .oblique import mirror_pairs
 from .result import MIPResult
@@ -479,7 +479,7 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     MIPResult (as :func:`gto.mip.solve`): ``tree`` (subset / threshold
     decisions on the original columns), ``n_errors`` (counted with that tree
     on X), ``objective``, ``bound``, ``gap``, ``status``, times; plus
-    ``encoding`` (the fitted :class:`gto.categorical.Encoding`), ``groups``
+    ``encoding`` (the fitted :class:`gto.model._categorical.Encoding`), ``groups``
     (original columns the model could branch on), ``tpr``/``tnr`` on the
     training data (binary y).
     """

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from scipy.optimize import OptimizeResult
 
-from ..status import Status
+from ..utils.status import Status
 
-# members of the shared :class:`gto.status.Status`; each equals its name ("optimal", ...)
+# members of the shared :class:`gto.utils.status.Status`; each equals its name ("optimal", ...)
 OPTIMAL = Status.OPTIMAL
 TIME_LIMIT = Status.TIME_LIMIT
 INFEASIBLE = Status.INFEASIBLE
@@ -30,7 +30,7 @@ class MIPResult(OptimizeResult):
         Best proven lower bound on the model objective.
     gap : float
         ``(objective - bound) / max(|objective|, 1e-10)``; 0 when proven optimal.
-    status : gto.status.Status
+    status : gto.utils.status.Status
         Equal to one of ``"optimal"`` (within ``mip_gap``), ``"time_limit"``,
         ``"infeasible"``, ``"interrupted"`` or ``"error"``.
     success : bool

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tree import as_tree as to_gto_tree
-from ..tree import is_fitted_sklearn_tree
+from ..model.tree import as_tree as to_gto_tree
+from ..model.tree import is_fitted_sklearn_tree
 
 TOL = 1e-9
 

@@ -4,13 +4,13 @@ A :class:`gto.Tree` stores decisions in preorder (W, gamma, subsets) and leaf
 labels left to right (DESIGN §1); local improvement cuts and re-attaches
 subtrees, which is easier on linked nodes.  A point goes left at a hyperplane
 decision iff ``x @ w - gamma <= 0``, at a subset decision ``(f, values)`` iff
-``x_f`` is one of ``values`` (:mod:`gto.tree`).
+``x_f`` is one of ``values`` (:mod:`gto.model.tree`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..tree import Tree
+from ..model.tree import Tree
 
 
 class Node:

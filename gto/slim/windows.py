@@ -29,17 +29,28 @@ import warnings
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from .._validation import check_labels, check_X
-from ..categorical import _column_indices
-from ..optimize import as_tree
-from ..optimize import optimize as gto_optimize
-from ..progress import Progress
-from ..tree import Tree
+from ..learners._optimize import optimize as gto_optimize
+from ..model._categorical import _column_indices
+from ..model.tree import Tree, as_tree
+from ..utils._progress import Progress
+from ..utils._validation import check_labels, check_X
 from . import local as L
 from .encodings import minimum_depth_tree, shallow_tree, weighted_depth
-from .nodes import (Node, decisions, from_tree, heights_by_node, is_axis_aligned,
-                    leaves_with_depth, n_decisions, predict, prune_empty, replace,
-                    rows_by_node, size, to_tree)
+from .nodes import (
+    Node,
+    decisions,
+    from_tree,
+    heights_by_node,
+    is_axis_aligned,
+    leaves_with_depth,
+    n_decisions,
+    predict,
+    prune_empty,
+    replace,
+    rows_by_node,
+    size,
+    to_tree,
+)
 
 METHODS = ("sat", "gto")
 ENCODINGS = ("auto", "depth", "pb")
@@ -120,7 +131,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     time_limit : seconds for the whole run (None: until no window improves).
     random_state : seeds ``gto.optimize`` ("gto"); "sat" is deterministic.
     categorical_features : None, "all", a bool mask or column indices (as
-        :func:`gto.categorical.encode`): features whose values are category
+        :func:`gto.model._categorical.encode`): features whose values are category
         codes.  "sat" windows may then also use the paper's one-hot tests
         ``x_f == v`` (subset decisions ``(f, (v,))`` in the result) beside
         thresholds.  None: thresholds only.

@@ -4,7 +4,7 @@ Capacity control (DESIGN §3b): the L1 penalty ``alpha`` and the budget
 ``max_features`` of nonzero weights per decision are chosen by internal
 stratified cross-validation over a small grid when set to ``"auto"``; with
 ``alpha="auto"`` the same CV also weighs linear-SVM trees of the same
-structure (:mod:`gto.svm_start`).
+structure (:mod:`gto.engine._svm_start`).
 """
 from __future__ import annotations
 
@@ -20,19 +20,18 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ._validation import non_numeric
-from .optimize import optimize, stop_if_interrupted
-from .starts import is_complete
-from .status import Status
-from .svm_start import svm_tree
-from .tree import as_tree
-from .tree import Tree
+from ..engine._starts import is_complete
+from ..engine._svm_start import svm_tree
+from ..model.tree import Tree, as_tree
+from ..utils._validation import non_numeric
+from ..utils.status import Status
+from ._optimize import optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
 MAX_FEATURES_GRID = (1, 2, None)
 SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
-SVM_PENALTY = "l1"  # their penalty (gto.svm_start.svm_tree): sparse, readable decisions
+SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, readable decisions
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
 SELECTIONS = ("best", "1se")
 
@@ -78,7 +77,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
         the 1-norm SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
         ``LinearSVC(penalty="l1")`` on the points reaching it (STree-style, no
-        search, :func:`gto.svm_start.svm_tree` with ``penalty=SVM_PENALTY``),
+        search, :func:`gto.engine._svm_start.svm_tree` with ``penalty=SVM_PENALTY``),
         whose zero weights leave features out of the rule, and may pick one.
         They cost milliseconds, and as convex fits they count as the simplest
         candidates.  The alpha-0 search also starts from the L2 SVM tree of
@@ -208,7 +207,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : names of the DataFrame columns fitted on, if any.
     n_node_samples_ : (D, 2) training weight each decision sent left and right.
-    feature_importances_ : see :func:`gto.inspection.feature_importances`.
+    feature_importances_ : see :func:`gto.model.inspection.feature_importances`.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
@@ -342,7 +341,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
-        and ``alpha`` None is the linear-SVM tree instead (:func:`gto.svm_start.svm_tree`,
+        and ``alpha`` None is the linear-SVM tree instead (:func:`gto.engine._svm_start.svm_tree`,
         no search); with ``svm_C`` and an ``alpha`` that tree is one more start,
         the first."""
         starts = [(tree, init) for init in self._starts(tree, params)]
@@ -410,7 +409,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if self.categorical_features is not None or self.one_group or non_numeric(X):
             from sklearn.utils.validation import _check_feature_names
 
-            from .categorical import as_table
+            from ..model._categorical import as_table
 
             _check_feature_names(self, X, reset=True)
             self.n_features_in_ = as_table(X)[0].shape[1]
@@ -478,9 +477,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-    # -- inspection (DESIGN §9; gto.inspection) ------------------------------------
+    # -- inspection (DESIGN §9; gto.model.inspection) ------------------------------------
     def _fit_inspection(self, X, sample_weight):
-        from . import inspection
+        from ..model import inspection
 
         self.n_node_samples_ = inspection.node_samples(self.tree_, X, sample_weight)
         self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight)
@@ -553,7 +552,7 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
     n_errors = fitted.n_errors(X, y, w)
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           status=Status.SUCCESS, success=True, time=time.perf_counter() - t0,
-                          message=f"linear-SVM tree (gto.svm_start, {penalty}, C={C}); no search")
+                          message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 
 def _fold_score(estimator, tree, X, y, w, params, train, test):

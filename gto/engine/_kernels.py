@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .objectives import COUNT_TOL
+from ._objectives import COUNT_TOL
 
 #: decision values up to this (scaled units, margin 1) count as 0: the point goes
 #: left.  Points a rounding error from the hyperplane then go left in the walker
-#: and in the tree it returns (:meth:`gto.problem.TreeProblem.tree_of` with
+#: and in the tree it returns (:meth:`gto.engine._problem.TreeProblem.tree_of` with
 #: ``snap``), whichever sign the rounding gave them.
 BOUNDARY_TOL = 1e-9
 
@@ -44,7 +44,7 @@ def pivot_threshold(g, in_block, tol, rtol):
 
 @njit(cache=True)
 def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
-    """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.block`), both
+    """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.engine._block`), both
     signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows) of
     length 2m (inf / -1 where the ray is unbounded or the edge not tested).
 
@@ -158,12 +158,12 @@ def _pivot_rows(M, u, q):
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
                  theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
     """Block position q frees its triple (moving along sigma) and takes triple
-    ``leave``: the bookkeeping arrays of :class:`gto.block.Block`,
+    ``leave``: the bookkeeping arrays of :class:`gto.engine._block.Block`,
     Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
-    :mod:`gto.block`); then ``theta = Binv @ rhs[tight]`` and the slacks
+    :mod:`gto.engine._block`); then ``theta = Binv @ rhs[tight]`` and the slacks
     ``r = rhs - rows @ theta`` (``rows_t``: the rows transposed; ``rabs = |r|``,
     inf on block rows).  Weights of tight coordinate rows (``coord`` ..
-    ``coord + n_coord - 1``, see :mod:`gto.block`) are set to exactly 0.
+    ``coord + n_coord - 1``, see :mod:`gto.engine._block`) are set to exactly 0.
     Outside the block, a slack beyond ``zero_tol`` has the basic variable of
     its sign (a long step may pass crossings; a simple pivot changes none).
     Returns False, changing nothing, when the pivot element ``u[q]`` of
@@ -245,7 +245,7 @@ def edge_slots(steps, leave, csteps, cleave, tight, n_real, ybasic, base, R, coo
     frees a real row (a triple or a coordinate row) and keeps the decision
     within ``budget`` nonzero weights (:func:`within_budget`); ``coef`` gets
     ``sigma * step``, so the decision's values at the end of the edge are
-    ``z + coef * H[q]`` (``H`` as :mod:`gto.block` keeps it).  Variable numbers
+    ``z + coef * H[q]`` (``H`` as :mod:`gto.engine._block` keeps it).  Variable numbers
     follow :func:`gto.standard_form`: the decision's rows are numbered from
     ``base`` (y), ``base + R`` (u), R the number of rows of all decisions.
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_fit_data
+from ..utils._validation import check_fit_data
 
 
 def merge_duplicates(X, y, sample_weight):

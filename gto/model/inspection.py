@@ -87,12 +87,22 @@ def format_hyperplane(w, gamma, names, precision=3, rtol=ROUND_OFF):
     return f"{' '.join(parts)} <= {_number(gamma, precision)}"
 
 
+def _format_value(v):
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def subset_text(tree, d, names):
+    """``name in {a, b}`` for subset decision ``d`` (the text, the DOT export and plot_tree)."""
+    f, values = tree.subsets[d]
+    return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
+
+
 def format_decision(tree, d, names, precision=3):
     """The test of decision ``d`` (what a point must satisfy to go left): a hyperplane
-    over the used features, or a subset test ``name in {a, b}`` (gto.tree.subset_text)."""
+    over the used features, or a subset test ``name in {a, b}`` (:func:`subset_text`)."""
     if getattr(tree, "subsets", None) is not None and tree.subsets[d] is not None:
-        from .tree import subset_text
-
         return subset_text(tree, d, names)
     return format_hyperplane(tree.W[d], tree.gamma[d], names, precision)
 

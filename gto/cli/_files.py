@@ -4,7 +4,7 @@
 labels of their own type (``1`` int, ``1.0`` float, ``a`` string) and
 optional sample weights; ``save_model``/``load_model`` are ``Tree.save`` and
 ``Tree.load`` (one format, docs/model_format.md) with file-naming errors;
-``write_text_atomic`` writes safely (:mod:`gto._atomic`).  Every problem is a
+``write_text_atomic`` writes safely (:mod:`gto.utils._atomic`).  Every problem is a
 :class:`DataError` with a one-line message naming the file, and where it
 helps the line and column.
 """
@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._atomic import check_writable, write_text_atomic
+from ..utils._atomic import check_writable, write_text_atomic
 
 __all__ = ["DataError", "Table", "read_table", "labels", "save_model", "load_model",
            "write_text_atomic", "check_writable", "NA_MARKERS"]
@@ -174,8 +174,8 @@ def save_model(path, tree):
 
 
 def load_model(path):
-    """The :class:`~gto.tree.Tree` in a model file (``Tree.load``), DataError if it is not one."""
-    from .tree import Tree
+    """The :class:`~gto.model.tree.Tree` in a model file (``Tree.load``), DataError if it is not one."""
+    from ..model.tree import Tree
 
     if not os.path.exists(path):
         raise DataError(f"{path}: no such file")

@@ -12,18 +12,18 @@ way.  The L1 penalty (``problem.alpha``) adds ``alpha * sum |w|`` at each
 edge's end to its score (linear along the edge: the ratio test stops where
 a weight reaches 0); the feature budget (``problem.max_features``) drops
 edges that would exceed it, except that a freed weight may swap with the
-first weight its ray takes to 0 (:func:`gto._kernels.edge_slots`).
+first weight its ray takes to 0 (:func:`gto.engine._kernels.edge_slots`).
 
 The edges live in one table: slot ``d * 2m + j`` holds decision d's edge j
 (entering and leaving variables and the step; see
-:func:`gto._kernels.edge_slots`).  Its end is ``z_d + step * H_d[q]``, with
+:func:`gto.engine._kernels.edge_slots`).  Its end is ``z_d + step * H_d[q]``, with
 ``H_d`` the points' rates that the block keeps.  A decision's slots stay
 valid until that decision pivots; the others' moves only change the leaf
 errors they are scored against, which are folded once per vertex into
-per-point polynomials (:func:`gto._kernels.leaf_terms`) so that scoring a
+per-point polynomials (:func:`gto.engine._kernels.leaf_terms`) so that scoring a
 move is one pass over the points.  A single move (EPTS re-checking its
 candidate list) is scored directly from the leaf errors
-(:func:`gto._kernels.move_sums`).
+(:func:`gto.engine._kernels.move_sums`).
 """
 from __future__ import annotations
 
@@ -33,17 +33,16 @@ import numpy as np
 
 from tabu.walker import Walker
 
-from ._kernels import (edge_slots, leaf_terms, move_sums, table_sums, vertex_update,
-                       within_budget)
+from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update, within_budget
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
 
 class TreeWalker(Walker):
-    """Walker over the tree polytope of a :class:`gto.problem.TreeProblem`.
+    """Walker over the tree polytope of a :class:`gto.engine._problem.TreeProblem`.
 
-    ``blocks`` is one :class:`gto.block.Block` per decision (a vertex, e.g.
-    from the crossover); ``objective`` a :class:`gto.problem.Objective`.
+    ``blocks`` is one :class:`gto.engine._block.Block` per decision (a vertex, e.g.
+    from the crossover); ``objective`` a :class:`gto.engine._problem.Objective`.
     Besides the objective it tracks the vertex with the fewest misclassified
     points (ties by objective), when it was found, and a per-pivot record of
     the count.
@@ -246,7 +245,7 @@ def walker_from_theta(problem, Theta, objective, rng=None):
     only its largest ``max_features`` weights (scaled units); the crossover
     then keeps the zeros at zero, so the walk starts within the budget.
     """
-    from .crossover import crossover_blocks, margin_scaled
+    from ._crossover import crossover_blocks, margin_scaled
 
     Theta = sparsified(Theta, problem.max_features)
     Z = problem.X1 @ Theta.T

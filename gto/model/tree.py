@@ -19,9 +19,9 @@ import numbers
 
 import numpy as np
 
+from ..utils._atomic import write_text_atomic
+from ..utils._validation import check_labels, check_sample_weight, check_X, non_numeric
 from . import inspection
-from ._atomic import write_text_atomic
-from ._validation import check_X, check_labels, check_sample_weight, non_numeric
 
 #: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
 FIGURE2 = ((0, 1), (0, 1))
@@ -443,7 +443,7 @@ class Tree:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path} is not a gto model file: {exc}") from None
 
-    # -- inspection (gto.inspection; DESIGN §9) ------------------------------------
+    # -- inspection (gto.model.inspection; DESIGN §9) ------------------------------------
     def to_text(self, feature_names=None, precision=3, X=None):
         """Readable nested if/else rendering; only used features, in original units.
 
@@ -467,7 +467,7 @@ class Tree:
         return inspection.decision_path(self, X)
 
     def feature_importances(self, X, sample_weight=None):
-        """Normalised feature importances on data ``X`` (:func:`gto.inspection.feature_importances`)."""
+        """Normalised feature importances on data ``X`` (:func:`gto.model.inspection.feature_importances`)."""
         return inspection.feature_importances(self, X, sample_weight)
 
     def prune(self, X=None):
@@ -612,18 +612,6 @@ def subset_decision_values(tree, X):
 
 def _hashable(v):
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _format_value(v):
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def subset_text(tree, d, names):
-    """``name in {a, b}`` for subset decision ``d`` (used by to_text and DOT)."""
-    f, values = tree.subsets[d]
-    return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
 
 
 def subsets_to_json(subsets):

@@ -10,9 +10,9 @@ satisfied stays satisfied (the objective of eq. 21 stays 0).
 from __future__ import annotations
 
 import numpy as np
-from ._lp_kernels import DONE, NEEDS_DIRECTION, purify_steps
-from .block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
 
+from ._block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
+from ._lp_kernels import DONE, NEEDS_DIRECTION, purify_steps
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
 
@@ -41,7 +41,7 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     to choose between the two directions of each move (lower weighted
     violation ``sum cost * max(0, r)`` wins).  A direction along which no
     slack moves (the points do not span their space) is pinned by a
-    pseudo-row (see :mod:`gto.block`).
+    pseudo-row (see :mod:`gto.engine._block`).
 
     With coordinate rows (``rhs`` 0 on rows ``coord .. coord + n_coord - 1``,
     DESIGN §3b) every zero weight of ``theta`` starts tight and so stays 0;
@@ -93,7 +93,7 @@ def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_p
     :func:`margin_scaled`) so that each correctly classified point has zero
     slack along its path.  With coordinate rows (``rhs``, ``n_point`` triples
     per decision then ``n_coord`` coordinate rows, as in
-    :class:`gto.problem.TreeProblem`) zero weights stay zero.
+    :class:`gto.engine._problem.TreeProblem`) zero weights stay zero.
     """
     rng = np.random.default_rng(rng)
     D = len(decision_rows)

@@ -1,7 +1,7 @@
 """Compiled loops of the crossover's purification and the hinge LP simplex (numba).
 
-The crossover (:func:`gto.crossover.purify`) and the robust LPs of the starts
-(:mod:`gto.hinge_lp`) work on blocks of m = n + 1 columns: with numpy each
+The crossover (:func:`gto.engine._crossover.purify`) and the robust LPs of the starts
+(:mod:`gto.engine._hinge_lp`) work on blocks of m = n + 1 columns: with numpy each
 step paid far more in call overhead (a fresh ``scipy.linalg.null_space`` SVD,
 ``np.linalg.cond``, a dozen small array operations) than in arithmetic
 (issue 11: 2.7 ms per purification, a third of a run at N = 768).
@@ -59,7 +59,7 @@ def _null_from_svd(s, vh, k, out):
 @njit(cache=True)
 def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
                  pivot_tol, max_cond):
-    """The moves of :func:`gto.crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
+    """The moves of :func:`gto.engine._crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
 
     Each step projects ``-theta`` (or ``direction``, if given, for the first
     step) on the null space of the tight rows, moves ``theta`` along it or its
@@ -161,7 +161,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     return DONE, k, 0
 
 
-# -- the hinge LP simplex (gto.hinge_lp) ---------------------------------------
+# -- the hinge LP simplex (gto.engine._hinge_lp) ---------------------------------------
 
 @njit(cache=True)
 def hinge_value(cost, ucost, r):
@@ -180,7 +180,7 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
                 rounding_rtol, reduced, slope, noise):
     """Reduced costs, true slopes and slope rounding bounds of the 2m edges of a
     block (sigma=+1 columns first), into ``reduced``, ``slope`` and ``noise``;
-    see :func:`gto.hinge_lp.edge_slopes`.
+    see :func:`gto.engine._hinge_lp.edge_slopes`.
 
     A slack beyond ``zero_tol`` fixes which of its y or u is basic (``ybasic``
     is updated in place).  Edges freeing a pseudo-row (``tight >= n_real``)
@@ -236,7 +236,7 @@ def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale
                 zero_tol, descent):
     """The row leaving the block along the ray with slack rates ``-sigma g``, among
     rows with ``|g| > max(floor, scale * rownorm)``; -1 if none (the rule of
-    :func:`gto.hinge_lp._leaving`).
+    :func:`gto.engine._hinge_lp._leaving`).
 
     Descent: the crossing (in order of step, ties to the lower row) where the
     slope, climbing by ``charge |g|`` at each, turns ``>= -tol``.  Otherwise

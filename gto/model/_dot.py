@@ -13,7 +13,7 @@ def _quote(text):
 def to_dot(tree, feature_names=None, precision=3):
     """DOT source: a box per decision (its test over the used features; true edge left),
     an ellipse per leaf.  Same decision text as :func:`gto.export_text`; a decision
-    that sends every training point one way (:func:`gto.inspection.constant_flags`)
+    that sends every training point one way (:func:`gto.model.inspection.constant_flags`)
     is dashed and says so."""
     tree_ = tree_of(tree)
     names = feature_names_of(tree, feature_names)

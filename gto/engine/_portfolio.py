@@ -3,7 +3,7 @@
 A restart takes a start from the portfolio, moves it to a vertex (the
 crossover, Theorem 4.1) and searches.  Starts, in order: the ``init`` start
 (the given tree or the greedy LP tree), the greedy LP tree, CART of the same
-shape (:func:`gto.starts.cart_tree`, complete structures), the given tree,
+shape (:func:`gto.engine._starts.cart_tree`, complete structures), the given tree,
 then kicks of the best tree found so far alternating with random trees
 (:func:`start_kinds`).
 
@@ -13,7 +13,7 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   ``max_iter`` moves from the start; restarts are the init start, the greedy
   tree when the first is the given tree, then random trees.
 * the default: iterated local search.  The start is refined by alternating
-  robust LPs (:func:`gto.starts.refine_theta`, ``refine_rounds`` passes; not
+  robust LPs (:func:`gto.engine._starts.refine_theta`, ``refine_rounds`` passes; not
   with ``alpha`` or ``max_features``, whose sparse starts it would undo; with
   those, EPTS runs once per restart, as in the paper).  Each round then runs
   ``round_iter`` EPTS moves on the objective and ``polish`` moves on the
@@ -31,10 +31,10 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   each) without fewer errors.  Round lengths scale with the
   number of points N (:func:`round_lengths`): ``polish = clip(0.4 N, 50, 300)``,
   ``round_iter = polish // 3``.  ``long_steps=k`` makes EPTS sweep the k best
-  edges' rays (:class:`gto.long_step.LongStepWalker`; 0, the default: off).
+  edges' rays (:class:`gto.engine._long_step.LongStepWalker`; 0, the default: off).
 
 Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
-:func:`gto.frank_wolfe.frank_wolfe`.
+:func:`gto.engine._frank_wolfe.frank_wolfe`.
 """
 from __future__ import annotations
 
@@ -45,11 +45,10 @@ import numpy as np
 import tabu
 from tabu.epts import MODES as EPTS_MODES
 
-from .frank_wolfe import frank_wolfe
-from .long_step import LongStepWalker
-from .starts import (axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start,
-                     refine_theta)
-from .walker import walker_from_theta
+from ._frank_wolfe import frank_wolfe
+from ._long_step import LongStepWalker
+from ._starts import axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start, refine_theta
+from ._walker import walker_from_theta
 
 HISTORY_DTYPE = np.dtype(
     [("iteration", np.int64), ("value", np.float64), ("n_errors", np.float64), ("mode", "U9")]

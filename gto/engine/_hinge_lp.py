@@ -6,7 +6,7 @@ is, at a vertex, ``sum_t c_t max(0, r_t)``.  This is the Frank-Wolfe
 subproblem (costs = gradient of the product error) and the robust LP of the
 greedy start.  Costs ``ucost`` on the u side (``max(0, -r_t)``) give the L1
 penalty of DESIGN §3b: on a coordinate row ``r = -w_j``, so costs alpha on
-both sides charge ``alpha |w_j|`` (w- and w+).  Primal simplex on the block of :mod:`gto.block`: the entering
+both sides charge ``alpha |w_j|`` (w- and w+).  Primal simplex on the block of :mod:`gto.engine._block`: the entering
 edge has the most negative slope; along it the objective is convex piecewise
 linear, so the step goes to the breakpoint where the slope turns
 non-negative (a long step: every breakpoint passed is a bound flip of a y/u
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, DegeneratePivotError, well_conditioned
 from ._kernels import pivot_threshold
-from ._lp_kernels import edge_slopes as _edge_slopes, hinge_value, leaving_row
-from .block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, DegeneratePivotError, well_conditioned
+from ._lp_kernels import edge_slopes as _edge_slopes
+from ._lp_kernels import hinge_value, leaving_row
 
 SLOPE_TOL = 1e-10
 #: relative rounding error of a computed rate ``a_t @ M^-1 e_q``: it is about
@@ -36,7 +37,7 @@ RESTORED_ZERO_TOL = 1e-9
 
 def _padded(block, cost):
     """Costs for the block's rows: 0 on the rows ``cost`` does not reach
-    (pseudo-rows, see :mod:`gto.block`)."""
+    (pseudo-rows, see :mod:`gto.engine._block`)."""
     cost = np.asarray(cost, dtype=float)
     return np.append(cost, np.zeros(len(block.rows) - len(cost)))
 
@@ -56,7 +57,7 @@ def edge_slopes(block, cost, ucost, zero_tol=ZERO_TOL, rownorm=None):
     ``|M^-1|`` of 1e7) the computed rates carry errors far above
     ``SLOPE_TOL``, and an edge that is flat in exact arithmetic looks like a
     descent edge whose ray never turns up.  ``rownorm``: ``max |a_t|`` per row.
-    Returns ``(reduced, slope, noise)`` (compiled: :func:`gto._lp_kernels.edge_slopes`).
+    Returns ``(reduced, slope, noise)`` (compiled: :func:`gto.engine._lp_kernels.edge_slopes`).
     """
     rownorm = np.abs(block.rows).max(axis=1) if rownorm is None else rownorm
     reduced, slope, noise = np.empty(2 * block.m), np.empty(2 * block.m), np.empty(2 * block.m)
@@ -107,7 +108,7 @@ def _entering(block, negative, reduced, degenerate):
 
 def _pivot_row(block, q, sigma, slope, tol, charge, zero_tol, descent, rownorm):
     """``(leave, small)``: the leaving row along ``sigma`` times edge q's rates
-    (:func:`gto._lp_kernels.leaving_row`) among rates above the pivot tolerance;
+    (:func:`gto.engine._lp_kernels.leaving_row`) among rates above the pivot tolerance;
     failing that (``small``) among rates above their rounding bound, if the new
     block stays within ``MAX_COND``; -1 if none."""
     g = block.G[q]

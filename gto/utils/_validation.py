@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 #: sparse X up to this many entries is made dense; larger is refused
 SPARSE_DENSIFY_LIMIT = 10_000_000
 

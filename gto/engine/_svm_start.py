@@ -17,9 +17,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from .scaling import Scaler
-from .tree import Tree
-from .tree import as_tree
+from ..model.tree import Tree, as_tree
+from ._scaling import Scaler
 
 #: LinearSVC's penalty parameter (scikit-learn's and STree's default)
 C = 1.0

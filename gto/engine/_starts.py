@@ -10,9 +10,9 @@ import itertools
 
 import numpy as np
 
-from .block import SingularBlockError
-from .crossover import purify
-from .hinge_lp import solve_hinge_lp
+from ._block import SingularBlockError
+from ._crossover import purify
+from ._hinge_lp import solve_hinge_lp
 
 MAX_ENUMERATED_CLASSES = 6  # ambiguous classes whose every split is tried
 

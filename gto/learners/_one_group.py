@@ -1,7 +1,7 @@
 """GTO on categorical data: oblique search on the one-hot columns, one group per decision.
 
-``optimize_categorical`` encodes the categorical columns of X as groups of
-0/1 columns (:mod:`gto.categorical`), runs :func:`gto.optimize` on the
+``optimize_categorical`` (:mod:`gto.learners._optimize`) encodes the categorical columns of X as groups of
+0/1 columns (:mod:`gto.model._categorical`), runs :func:`gto.optimize` on the
 encoded matrix, and with ``one_group=True`` turns the oblique tree into a
 tree whose every decision uses one original feature: a subset test
 ``colour in {red, blue}`` for a categorical feature, a threshold for a
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_labels, check_sample_weight
-from .categorical import NUMERIC, encode
-from .tree import Tree
+from ..model._categorical import NUMERIC
+from ..model.tree import Tree
+from ..utils._validation import check_labels, check_sample_weight
 
 
 def _leaves(sides, left):
@@ -128,33 +128,3 @@ def _tree(structure, encoding, rules):
         else:
             W[d, col.index], gamma[d] = rule[1], rule[2]
     return Tree(structure, n, W=W, gamma=gamma, subsets=subsets)
-
-
-def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=False,
-                         sample_weight=None, **kwargs):
-    """:func:`gto.optimize` on the one-hot encoding of X's categorical columns.
-
-    Returns the optimize result with ``encoding`` (use
-    ``res.encoding.transform(X)`` to predict with an oblique ``res.tree``).
-    With ``one_group=True`` ``res.tree`` is the one-feature-per-decision tree
-    on the original columns (predicts on X directly), ``res.oblique_tree``
-    the GTO tree on the encoded columns, and ``n_errors`` is recounted.
-    """
-    from .optimize import as_tree, optimize
-
-    tree = as_tree(tree)
-    spec = "auto" if categorical_features is None else categorical_features
-    enc = encode(X, spec, bin_numeric=False)
-    Xe = enc.transform(X)
-    if tree.n_features != enc.n_encoded:
-        tree = Tree(tree.structure, enc.n_encoded)  # splits on the original columns do not carry over
-    res = optimize(tree, Xe, y, sample_weight=sample_weight, **kwargs)
-    res.encoding = enc
-    if one_group:
-        left = res.tree.decision_values(Xe) <= 0
-        res.oblique_tree = res.tree
-        res.tree = one_group_tree(left, tree.structure, enc, X, y, sample_weight)
-        res.n_errors = res.tree.n_errors(X, y, sample_weight)
-        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
-        res.tree.record_training(X, y, sample_weight, feature_names=names)
-    return res

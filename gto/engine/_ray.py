@@ -12,7 +12,7 @@ the point error as a function of d's decision values ``z_i(t) = z_i + t h_i``
 (``h = sigma H[q]``).  For the product error (eq. 19) that is, between two
 crossings of the point, a polynomial in t (``C PL(el) PR(er)``, with el, er
 linear in t for p = 1 and quadratic for p = 2, and the coefficients of PL, PR
-from :func:`gto._kernels.leaf_terms`).  :func:`product_sweep` sorts the
+from :func:`gto.engine._kernels.leaf_terms`).  :func:`product_sweep` sorts the
 crossings and keeps the sum of the points' polynomials, changing one point's
 polynomial at each crossing: O(N G^2 + B (G^2 + log B)) for B crossings and
 degree G.  The minimum, count and lexicographic errors are not polynomial
@@ -105,7 +105,7 @@ def product_sweep(z, h, P, dl, dr, p, act_left, act_right, steps, points, sides)
     """Product-error sums (eq. 19) at each crossing ``steps[k]`` (sorted) of the ray
     ``z + t h``, swept incrementally.
 
-    ``P``: decision d's rows of :func:`gto._kernels.leaf_terms` (product), with
+    ``P``: decision d's rows of :func:`gto.engine._kernels.leaf_terms` (product), with
     degrees ``dl``, ``dr``; ``act_left[i]`` / ``act_right[i]``: whether point
     i's left / right decision error is positive just after t = 0; crossing k
     switches side ``sides[k]`` (-1 left, +1 right) of point ``points[k]``.
@@ -157,7 +157,7 @@ def product_sweep(z, h, P, dl, dr, p, act_left, act_right, steps, points, sides)
 
 @njit(cache=True)
 def literal_sums(z, h, steps, d, EL, ER, LE, sides, point_leaves, weight, p, product):
-    """Objective sums (total, count) at each step, by :func:`gto._kernels.move_sums`."""
+    """Objective sums (total, count) at each step, by :func:`gto.engine._kernels.move_sums`."""
     out = np.empty((steps.shape[0], 2))
     for e in range(steps.shape[0]):
         out[e, 0], out[e, 1] = move_sums(z, h, steps[e], d, EL, ER, LE, sides, point_leaves,

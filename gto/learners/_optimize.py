@@ -20,17 +20,18 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.optimize import OptimizeResult
 
-from ._interrupt import StopRequest, stop_on_sigint
-from ._validation import check_fit_data
-from ._validation import non_numeric
-from .objectives import OBJECTIVES, check_objective
-from .portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
-from .portfolio import run_restart as _run_one
-from .problem import WALK_OBJECTIVES, TreeProblem
-from .progress import Progress, logger, verbose_logging
-from .starts import axis_work, is_complete
-from .status import Status
-from .tree import Tree, as_tree
+from ..engine._objectives import OBJECTIVES, check_objective
+from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
+from ..engine._portfolio import run_restart as _run_one
+from ..engine._problem import WALK_OBJECTIVES, TreeProblem
+from ..engine._starts import axis_work, is_complete
+from ..model._categorical import encode
+from ..model.tree import Tree, as_tree
+from ..utils._interrupt import StopRequest, stop_on_sigint
+from ..utils._progress import Progress, logger, verbose_logging
+from ..utils._validation import check_fit_data, non_numeric
+from ..utils.status import Status
+from ._one_group import one_group_tree
 
 METHODS = ("tabu", "frank-wolfe")
 #: the exact axis-aligned start costs ``starts.axis_work(X)`` = N n sum_f (distinct_f + 1)
@@ -108,10 +109,10 @@ def _check_sparsity(alpha, max_features, n_features):
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
                 options, origin, incumbent=None, stop=None, others=()):
-    """One restart (:func:`gto.portfolio.run_restart`) under a stop flag; a plain dict
+    """One restart (:func:`gto.engine._portfolio.run_restart`) under a stop flag; a plain dict
     (picklable for joblib workers), None if stopped before it began.
 
-    ``stop`` (:class:`~gto._interrupt.StopRequest`) is polled between iterations,
+    ``stop`` (:class:`~gto.utils._interrupt.StopRequest`) is polled between iterations,
     and Ctrl-C in this process sets it.
     """
     if stop is None:
@@ -157,7 +158,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     method : "tabu" (EPTS, Algorithm 5.2) or "frank-wolfe" (§5.1, product only).
     p : 1 or 2, the power on the decision errors.
     max_iter : tabu moves or Frank-Wolfe iterations per restart (the default
-        tabu search may stop a restart earlier: see :mod:`gto.portfolio`).
+        tabu search may stop a restart earlier: see :mod:`gto.engine._portfolio`).
         Above COARSE_POINTS points the default tabu search runs coarse to
         fine: the restarts on a stratified subsample of COARSE_POINTS points,
         then one lexicographic walk on the full data from the best of them,
@@ -169,7 +170,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         at N = 76 800 the call ended 0.1-0.25 s after the limit); the best tree
         so far is returned
         when it runs out (likewise on Ctrl-C).
-    restarts : number of starts, from the portfolio of :mod:`gto.portfolio`:
+    restarts : number of starts, from the portfolio of :mod:`gto.engine._portfolio`:
         the ``init`` start, the greedy LP tree, CART of the same shape, the
         given tree, then kicks of the best tree so far alternating with
         random trees.  With ``options={"paper": True}``: the ``init`` start,
@@ -181,22 +182,22 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     sample_weight : per-point weights.
     init : "auto" (the tree if it has splits; else, with ``max_features=1``
         and a complete structure of depth <= 2 and
-        :func:`gto.starts.axis_work` at most ``AXIS_WORK_LIMIT``, the exact
+        :func:`gto.engine._starts.axis_work` at most ``AXIS_WORK_LIMIT``, the exact
         axis-aligned tree; else, with
         ``max_features`` and a complete structure, the CART tree; else the
         greedy LP tree), "tree", "greedy", "random", "cart"
         (scikit-learn's CART tree of the same depth, see
-        :func:`gto.starts.cart_tree`; ValueError unless the structure is
+        :func:`gto.engine._starts.cart_tree`; ValueError unless the structure is
         complete) or "axis" (the axis-aligned tree with the fewest training
-        errors, :func:`gto.starts.axis_aligned_tree`; ValueError unless the
+        errors, :func:`gto.engine._starts.axis_aligned_tree`; ValueError unless the
         structure is complete of depth 1 or 2).
     options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
         exactly as published (one EPTS run per restart, DESIGN §4); otherwise
-        the iterated local search of :mod:`gto.portfolio` with keys
+        the iterated local search of :mod:`gto.engine._portfolio` with keys
         ``round_iter``, ``polish``, ``refine``, ``refine_rounds``, ``kick``,
         ``patience``, ``long_steps``, ``race``.  Other keys are EPTS
         parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
-        arguments of :func:`gto.frank_wolfe.frank_wolfe`).
+        arguments of :func:`gto.engine._frank_wolfe.frank_wolfe`).
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
         decisions on the internally standardised scale (DESIGN §3b; with the
         margin fixed at 1 a wider margin and fewer features, as in the 1-norm
@@ -219,7 +220,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         are one-hot encoded and the search runs on the encoded columns;
         ``one_group=True`` returns a tree with one feature per decision
         (subset tests on categories) on the original columns.  See
-        :func:`gto.one_group.optimize_categorical`.
+        :func:`gto.learners._one_group.optimize_categorical`.
 
     Returns
     -------
@@ -237,8 +238,6 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     paper's error without the penalty.
     """
     if categorical_features is not None or one_group or non_numeric(X):
-        from .one_group import optimize_categorical
-
         return optimize_categorical(
             tree, X, y, categorical_features=categorical_features, one_group=one_group,
             objective=objective, method=method, p=p, max_iter=max_iter, time_limit=time_limit,
@@ -532,3 +531,31 @@ def _finite(value):
 
 def _objective_value(problem, tree, objective):
     return problem.value(objective, problem.theta_of(tree))
+
+
+def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=False,
+                         sample_weight=None, **kwargs):
+    """:func:`gto.optimize` on the one-hot encoding of X's categorical columns.
+
+    Returns the optimize result with ``encoding`` (use
+    ``res.encoding.transform(X)`` to predict with an oblique ``res.tree``).
+    With ``one_group=True`` ``res.tree`` is the one-feature-per-decision tree
+    on the original columns (predicts on X directly), ``res.oblique_tree``
+    the GTO tree on the encoded columns, and ``n_errors`` is recounted.
+    """
+    tree = as_tree(tree)
+    spec = "auto" if categorical_features is None else categorical_features
+    enc = encode(X, spec, bin_numeric=False)
+    Xe = enc.transform(X)
+    if tree.n_features != enc.n_encoded:
+        tree = Tree(tree.structure, enc.n_encoded)  # splits on the original columns do not carry over
+    res = optimize(tree, Xe, y, sample_weight=sample_weight, **kwargs)
+    res.encoding = enc
+    if one_group:
+        left = res.tree.decision_values(Xe) <= 0
+        res.oblique_tree = res.tree
+        res.tree = one_group_tree(left, tree.structure, enc, X, y, sample_weight)
+        res.n_errors = res.tree.n_errors(X, y, sample_weight)
+        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+        res.tree.record_training(X, y, sample_weight, feature_names=names)
+    return res

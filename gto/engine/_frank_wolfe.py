@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 
-from .formulation import decision_errors
-from .status import Status
-from .hinge_lp import solve_hinge_lp
+from ..utils.status import Status
+from ._formulation import decision_errors
+from ._hinge_lp import solve_hinge_lp
 
 GAP_TOL = 1e-9
 

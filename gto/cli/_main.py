@@ -25,10 +25,10 @@ import sys
 import time
 import warnings
 
-from . import __version__
-from .files import DataError, check_writable, load_model, read_table, write_text_atomic
-from .optimize import INITS, METHODS  # (``import gto`` has loaded it already)
-from .problem import WALK_OBJECTIVES as OBJECTIVES
+from .._version import __version__
+from ..engine._problem import WALK_OBJECTIVES as OBJECTIVES
+from ..learners._optimize import INITS, METHODS  # (``import gto`` has loaded it already)
+from ._files import DataError, check_writable, load_model, read_table, write_text_atomic
 
 EXPERIMENTS = ("table1", "figure4", "plots")
 EXPORT_FORMATS = ("dot", "text", "json")
@@ -58,7 +58,7 @@ def initial_tree(args, y, n_features, start=None):
     """The tree to fit: ``start`` (from --init FILE), --structure, or a complete tree of --depth."""
     import numpy as np
 
-    from .tree import Tree
+    from ..model.tree import Tree
 
     classes = np.unique(y)
     if len(classes) < 2:
@@ -121,8 +121,8 @@ class _Ticker:
 
 def fit(tree, X, y, w, args):
     """``gto.optimize`` with the command's options (restarts, seeds, workers: all in optimize)."""
-    from .optimize import optimize
-    from .progress import Progress
+    from ..learners._optimize import optimize
+    from ..utils._progress import Progress
 
     options = dict(objective=args.objective, method=args.method, p=args.p,
                    max_iter=args.max_iter, time_limit=args.time_limit, restarts=args.restarts,
@@ -159,7 +159,7 @@ def _save_or_rescue(tree, path):
 
 
 def cmd_fit(args):
-    from .status import Status
+    from ..utils.status import Status
 
     features = None if args.features is None else [f.strip() for f in args.features.split(",")]
     if features is not None and args.target in features:
@@ -261,7 +261,7 @@ def cmd_export(args):
 
     tree = load_model(args.model)
     if args.format == "dot":
-        from .dot import to_dot
+        from ..model._dot import to_dot
 
         text = to_dot(tree, tree.feature_names)
     elif args.format == "text":
@@ -348,7 +348,7 @@ def _optimize_options():
     """Options of gto.optimize that only some versions have (alpha, max_features)."""
     import inspect
 
-    from .optimize import optimize
+    from ..learners._optimize import optimize
 
     return set(inspect.signature(optimize).parameters)
 

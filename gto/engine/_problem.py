@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_fit_data
-from .formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
-from .objectives import OBJECTIVES, lexicographic, lexicographic_eps, point_errors
+from ..model.tree import Tree
+from ..utils._validation import check_fit_data
+from ._formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
 from ._kernels import BOUNDARY_TOL, misclassified
-from .scaling import Scaler
-from .tree import Tree
+from ._objectives import OBJECTIVES, lexicographic, lexicographic_eps, point_errors
+from ._scaling import Scaler
 
 WALK_OBJECTIVES = OBJECTIVES
 SNAP_TOL = 1e-12  # |w| below this (scaled units) is a rounding error
@@ -60,7 +60,7 @@ class Objective:
 
 class PreparedData:
     """Validated data, duplicates merged (DESIGN §3), zero weights dropped, points
-    grouped by class and scaled (:class:`gto.scaling.Scaler`): ``X1 = [x', -1]``."""
+    grouped by class and scaled (:class:`gto.engine._scaling.Scaler`): ``X1 = [x', -1]``."""
 
     def __init__(self, tree, X, y, sample_weight=None, coordinate_rows=False):
         X, y, w = check_fit_data(tree, X, y, sample_weight)
@@ -108,7 +108,7 @@ class Layout:
 
 
 class TripleRows:
-    """Per decision, the rows of its block (DESIGN §3, :mod:`gto.block`): triple rows
+    """Per decision, the rows of its block (DESIGN §3, :mod:`gto.engine._block`): triple rows
     ``s [x', -1]`` with right-hand side 1, then (sparse vertices, DESIGN §3b) its
     coordinate rows ``e_j @ theta_d = 0`` (j < n) with right-hand side 0."""
 

@@ -1,11 +1,11 @@
 """The structured walker with long steps (DESIGN §3b).
 
 :class:`LongStepWalker` offers, on an edge, the best vertex along its ray
-instead of the first one (:mod:`gto._ray`): the move still enters the edge's
+instead of the first one (:mod:`gto.engine._ray`): the move still enters the edge's
 variable, and the leaving one is the row whose crossing is best, so EPTS's
 memories work unchanged.  A long move is one pivot (that row replaces the
 freed one; the other n tight rows stay); rows crossed on the way swap their
-basic y for u or back (:func:`gto._kernels.block_update` sets them by sign).
+basic y for u or back (:func:`gto.engine._kernels.block_update` sets them by sign).
 
 Sweeping a ray costs about two plain move evaluations (product error) or
 ``budget`` of them (other errors), so :meth:`candidates` sweeps only the
@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._block import PIVOT_RTOL, PIVOT_TOL
 from ._kernels import leaf_terms, pivot_threshold
 from ._ray import crossings, literal_sums, product_sweep
-from .block import PIVOT_RTOL, PIVOT_TOL
-from .walker import TreeWalker
+from ._walker import TreeWalker
 
 #: edges swept per candidate list, and crossings per ray for the non-product errors
 DEFAULT_SWEEP, LITERAL_BUDGET = 8, 16
 
 
 class LongStepWalker(TreeWalker):
-    """:class:`gto.walker.TreeWalker` whose moves go to the best vertex on the ray.
+    """:class:`gto.engine._walker.TreeWalker` whose moves go to the best vertex on the ray.
 
     ``sweep``: edges swept per :meth:`candidates` call (best first-vertex
     values first; None: all); ``budget``: crossings examined per ray (None:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_fit_data
-from .formulation import class_leaf_mask, decision_values, leaf_errors
+from ..utils._validation import check_fit_data
+from ._formulation import class_leaf_mask, decision_values, leaf_errors
 
 OBJECTIVES = ("product", "minimum", "count", "lexicographic")
 #: the count (eq. 15) treats a leaf error at or below this as 0: at a vertex the

@@ -171,7 +171,7 @@ class Block:
     def coordinate_ratio_test_all(self):
         """:meth:`ratio_test_all` over the coordinate rows only: where each edge's
         ray first takes a nonzero weight to 0 (rows counted from ``coord``;
-        see :func:`gto._kernels.edge_slots`)."""
+        see :func:`gto.engine._kernels.edge_slots`)."""
         c = slice(self.coord, self.coord + self.n_coord)
         return ratio_all(self.G[:, c], self.rabs[c], self.ybasic[c], self.in_block[c], PIVOT_TOL,
                          PIVOT_RTOL)

@@ -8,7 +8,7 @@
   iteration, with the best-so-far line (log-scaled iterations for Frank-Wolfe);
 - :func:`error_bars`: grouped bars of train and test error from a tidy
   DataFrame;
-- :func:`gto.plot_tree` (in :mod:`gto.inspection`) draws a tree.
+- :func:`gto.plot_tree` (in :mod:`gto.model.inspection`) draws a tree.
 
 Every function takes ``ax=`` (an Axes, or a sequence of Axes where it draws
 several panels) and returns the matplotlib Figure; save it with
