@@ -17,10 +17,11 @@ from .engine._objectives import OBJECTIVES, error
 from .learners._optimize import METHODS, optimize
 from .model.inspection import export_text, plot_tree
 from .model.tree import Tree
+from .utils.status import Status
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",
-    "OBJECTIVES", "METHODS", "mip", "slim", "export_text", "plot_tree", "__version__",
+    "OBJECTIVES", "METHODS", "Status", "mip", "slim", "export_text", "plot_tree", "__version__",
 ]
 
 # public modules reached as attributes, imported on first use: the exact solvers (cvxpy),

@@ -70,7 +70,7 @@ def test_result_fields_and_history():
     X, y = problems.load("liver")
     tree = gto.Tree.from_structure(FIG2, X.shape[1])
     res = gto.optimize(tree, X, y, max_iter=500, random_state=0)
-    assert res.success and res.status == 0 and res.nit == 500
+    assert res.success and res.status == "completed" and res.nit == 500
     assert res.n_errors == count_errors(res.tree, X, y)
     assert res.fun == pytest.approx(product_error(res.tree, X, y), rel=1e-6)
     assert res.min_fun <= res.fun + 1e-9

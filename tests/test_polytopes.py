@@ -43,7 +43,7 @@ def test_epts_reaches_global_minimum_where_descent_does_not(make):
     assert descent_ok <= 0.7 * len(seeds)
     hard = [r for r in runs if not r[0]]  # instances where descent from the same start fails
     assert len(hard) >= 10 and sum(r[1] for r in hard) >= 0.95 * len(hard)
-    assert all(r[2].status in (0, 2) for r in runs)
+    assert all(r[2].status in ("iteration_limit", "callback") for r in runs)
 
 
 def test_epts_with_plain_callable_and_random_start_vertex():

@@ -171,7 +171,7 @@ def test_a_restart_stops_at_zero_errors_or_without_progress():
     y = np.where(rng.random(len(y)) < 0.1, 1 - y, y)
     opts = {"patience": 2}
     res = gto.optimize(start, X, y, init="greedy", max_iter=100_000, random_state=0, options=opts)
-    assert res.status == 0 and res.nit < 20_000
+    assert res.status == "completed" and res.nit < 20_000
     res = gto.optimize(start, X, y, init="greedy", max_iter=10**6, random_state=0, options=opts,
                        time_limit=1.0)
     assert res.status == 1  # the time limit, not patience, ended it
@@ -179,7 +179,8 @@ def test_a_restart_stops_at_zero_errors_or_without_progress():
 
 def test_racing_ends_lagging_polish_runs_but_not_the_restart():
     """Racing (``options["race"]``): a polish run whose fewest errors stay above the
-    limit ends at the first check with status 0; within a restart, raced rounds are
+    limit ends at the first check with status "completed" (an iteration limit without
+    the race); within a restart, raced rounds are
     shorter, so the same move budget holds more rounds, and the restart still uses
     every move (a raced run is not a stop)."""
     from gto.engine._portfolio import _tabu_round
@@ -195,12 +196,12 @@ def test_racing_ends_lagging_polish_runs_but_not_the_restart():
         res, history, _, _ = _tabu_round(walker, 200, None, np.random.default_rng(0), None, {},
                                          0, polish=True, race=(10, limit))
         runs.append((res.nit, res.status, len(history)))
-    assert runs == [(10, 0, 11), (200, 0, 201)]
+    assert runs == [(10, "completed", 11), (200, "iteration_limit", 201)]
     start = gto.Tree.from_structure(FIG2, 3)
     rounds = {}
     for race in (False, True):
         res = gto.optimize(start, X, y, init="greedy", max_iter=3000, random_state=0,
                            options={"race": race, "patience": 10**6})
-        assert res.nit == 3000 and res.status == 0
+        assert res.nit == 3000 and res.status == "completed"
         rounds[race] = res.restarts[0]["rounds"]
     assert rounds[True] > rounds[False]

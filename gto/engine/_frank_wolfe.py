@@ -114,7 +114,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0] + problem.penalty(Theta)
     history = [(0, value, problem.n_errors(Z), np.nan)]
     fewest = (history[0][2], value, Theta, time.time())
-    status, message = Status.SUCCESS, "iteration limit reached"
+    status, message = Status.ITERATION_LIMIT, "iteration limit reached"
     try:
         for k in range(1, max_iter + 1):
             gL, gR = _gradients(problem, YL, YR)
@@ -135,7 +135,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             pen0, pen1 = problem.penalty(Theta), problem.penalty(Theta_v)
             gap = float(np.sum(gL * dL) + np.sum(gR * dR)) + pen1 - pen0
             if gap >= -GAP_TOL * max(1.0, value):
-                status, message = Status.SUCCESS, "minimum principle satisfied"
+                status, message = Status.CONVERGED, "minimum principle satisfied"
                 history.append((k, value, history[-1][2], gap))
                 break
             coef = product_polynomial(problem, YL, YR, dL, dR)
@@ -143,7 +143,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             coef[1] += pen1 - pen0  # the penalty is linear along the segment
             lam, _ = _exact_line_search(coef)
             if lam == 0.0:
-                status, message = Status.SUCCESS, "no descent along the Frank-Wolfe direction"
+                status, message = Status.CONVERGED, "no descent along the Frank-Wolfe direction"
                 history.append((k, value, history[-1][2], gap))
                 break
             Theta = Theta + lam * (Theta_v - Theta)

@@ -45,6 +45,7 @@ import numpy as np
 import tabu
 from tabu.epts import MODES as EPTS_MODES
 
+from ..utils.status import Status
 from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
 from ._starts import axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start, refine_theta
@@ -73,6 +74,9 @@ SCHEDULE = {"paper": False, "round_iter": None, "polish": None, "refine": True,
 #: N = 768, seeds 0-9, mean error / planted 1.050 -> 0.989 from the greedy start,
 #: 1.092 -> 1.045 from CART, at about the same time)
 RACE = (0.25, 1.1, 2)
+#: how a round ends normally (its budget, or the race of a polish run); any other status
+#: (time limit, callback, Ctrl-C, no move) ends the restart
+ROUND_ENDS = (Status.ITERATION_LIMIT, Status.COMPLETED)
 #: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
 #: objective's own moves per round are a third of that (issue 11 measurements)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
@@ -209,8 +213,8 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
     counts = np.asarray(walker.counts[: len(h)], dtype=float)
     modes = np.full(len(h), "polish") if polish else np.array(EPTS_MODES)[h["mode"]]
     history = _history(h["value"], counts, modes, offset)
-    if raced:
-        res.status, res.message = 0, f"raced out after {raced[0]} moves"
+    if raced:  # a stopping rule of the schedule, not the caller's callback
+        res.status, res.message = Status.COMPLETED, f"raced out after {raced[0]} moves"
     return res, history, walker.best_count, walker.best_count_time
 
 
@@ -258,7 +262,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
         used, rounds = used + int(res.nit), rounds + 1
         if by_fun is None or res.fun < by_fun[0]:
             by_fun = (float(res.fun), res.x.reshape(problem.D, problem.m))
-        stop = res.status != 0 or (deadline is not None and time.time() >= deadline)
+        stop = res.status not in ROUND_ENDS or (deadline is not None and time.time() >= deadline)
         if polish and not stop and used < max_iter:
             lex = _walker(problem, count[2], "lexicographic", rng, 0)
             res2, history, count2, found2 = _tabu_round(lex, min(polish, max_iter - used),
@@ -271,8 +275,8 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             if count2[0] < count[0]:  # scored again on the search's objective
                 value = problem.value(objective, count2[2])
                 count, found_at = (count2[0], value, count2[2]), found2
-            res = res2 if res2.status != 0 else res  # its stop reason is the restart's
-            stop = res2.status != 0 or (deadline is not None and time.time() >= deadline)
+            res = res2 if res2.status not in ROUND_ENDS else res  # its stop reason is the restart's
+            stop = res2.status not in ROUND_ENDS or (deadline is not None and time.time() >= deadline)
         if best is None or count[:2] < best[0][:2]:
             if best is None or count[0] < best[0][0]:
                 last_better = used  # moves until the last fewer errors
@@ -290,7 +294,7 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             Theta = best[0][2]
     (count, _, Theta_count), found_at = best
     return {"Theta_count": Theta_count, "Theta_fun": by_fun[1], "fun": by_fun[0],
-            "n_errors": count, "nit": used, "status": int(res.status), "message": res.message,
+            "n_errors": count, "nit": used, "status": Status(res.status), "message": res.message,
             "history": np.concatenate(histories), "found_at": found_at,
             "rounds": len(histories)}
 

@@ -551,7 +551,7 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                               penalty=penalty)
     n_errors = fitted.n_errors(X, y, w)
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
-                          status=Status.SUCCESS, success=True, time=time.perf_counter() - t0,
+                          status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 

@@ -515,7 +515,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
         status, message = Status.TIME_LIMIT, "time limit reached; best tree so far returned"
     else:
-        status, message = Status.SUCCESS, f"{len(runs)} restart(s) finished"
+        status, message = Status.COMPLETED, f"{len(runs)} restart(s) finished"
     return OptimizeResult(
         tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),

@@ -34,6 +34,7 @@ from ..model._categorical import _column_indices
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
 from ..utils._validation import check_labels, check_X
+from ..utils.status import Status
 from . import local as L
 from .encodings import minimum_depth_tree, shallow_tree, weighted_depth
 from .nodes import (
@@ -155,8 +156,8 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     a tree of depth <= 3 found by counting), "improved", "minimal" (SAT proved no
     shallower tree), "timeout", "too_large" (over the sample limit), "repeat"
     (failed before, unchanged), "one_decision"; and "sat_seconds" spent in
-    SAT), ``status`` ("converged": the last stage improved nothing,
-    "time_limit" or "interrupted"), ``message``, ``time``.
+    SAT), ``status`` (a :class:`gto.utils.status.Status`: ``CONVERGED``, the
+    last stage improved nothing; ``TIME_LIMIT`` or ``INTERRUPTED``), ``message``, ``time``.
     """
     t0 = time.monotonic()
     _check(method, max_depth_local, time_limit, local_time_limit, encoding)
@@ -175,7 +176,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     errors_before = int(np.sum(predict(root, X) != y))
     state = dict(root=root, n_windows=0, n_tried=0, n_sat=0, n_timeouts=0, stage=0,
                  failed={}, why=dict.fromkeys(WHY, 0))
-    status = "converged"
+    status = Status.CONVERGED
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
             if method == "sat":
@@ -193,13 +194,13 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
                 status = _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter,
                                   random_state, deadline, bar)
     except KeyboardInterrupt:
-        status = "interrupted"
+        status = Status.INTERRUPTED
         warnings.warn("gto.slim.improve interrupted: returning the best tree so far",
                       RuntimeWarning, stacklevel=2)
     root = state["root"]
     errors_after = int(np.sum(predict(root, X) != y))
-    messages = {"converged": "no window improves", "time_limit": "time limit reached",
-                "interrupted": "interrupted; best tree so far returned"}
+    messages = {Status.CONVERGED: "no window improves", Status.TIME_LIMIT: "time limit reached",
+                Status.INTERRUPTED: "interrupted; best tree so far returned"}
     return OptimizeResult(
         tree=to_tree(root, tree.n_features), depth_before=depth_before,
         depth_after=leaves_depth(root), size_before=size_before, size_after=size(root),
@@ -207,7 +208,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         n_windows=state["n_windows"], n_tried=state["n_tried"], n_sat=state["n_sat"],
         n_timeouts=state["n_timeouts"], stage=state["stage"], status=status,
         windows=dict(state["why"]),
-        message=messages[status], success=status != "interrupted",
+        message=messages[status], success=status != Status.INTERRUPTED,
         time=time.monotonic() - t0)
 
 
@@ -260,7 +261,7 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
         rows_of, heights = rows_by_node(root, X), heights_by_node(root)
         while True:
             if deadline is not None and time.monotonic() >= deadline:
-                return "time_limit"
+                return Status.TIME_LIMIT
             cand = [(v, d, p) for v, d, p in leaves_with_depth(root) if v not in done]
             if not cand:  # a round is over: another one if it improved something
                 if state["n_windows"] == windows_at_round:
@@ -275,7 +276,7 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
             for i in list(range(i0, -1, -1)) + list(range(i0 + 1, len(path))):
                 left = _remaining(deadline)
                 if left is not None and left <= 0:
-                    return "time_limit"
+                    return Status.TIME_LIMIT
                 tlim = tcall if left is None else min(tcall, left)
                 if id(path[i]) in dead:
                     continue
@@ -298,7 +299,7 @@ def _run_sat(state, X, categorical, max_depth_local, limit, local_time_limit, en
                 done.update(path + [v])
             bar.update(note=f"depth {leaves_depth(root)}, {state['n_windows']} windows, "
                             f"stage {stage}")
-    return "converged"
+    return Status.CONVERGED
 
 
 def _shallow_whole(root, X, pred0, ctx, deadline=None):
@@ -495,7 +496,7 @@ def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, rand
                 continue  # a subset decision is kept as it is
             left = _remaining(deadline)
             if left is not None and left <= 0.05:
-                return "time_limit"
+                return Status.TIME_LIMIT
             rows = rows_by_node(root, X)[id(r)]
             if len(rows) < 2 or (cap is not None and len(rows) > cap):
                 continue
@@ -511,7 +512,7 @@ def _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter, rand
                 assert after <= before, "a window raised the training errors"
             bar.update(note=f"errors {int(np.sum(predict(state['root'], X) != y))}")
         if not improved:
-            return "converged"
+            return Status.CONVERGED
 
 
 def _contains(root, node):
