@@ -162,7 +162,7 @@ def seconds_to_target(seeds=3, n=768, factor=1.2, cap=30.0):
             start = gto.Tree.from_structure(STRUCTURE, X.shape[1])
             t0 = time.perf_counter()
 
-            def reached(iteration, walker, value):
+            def reached(iteration, walker, value, target=target):
                 return walker.best_count[0] <= target
 
             res = gto.optimize(start, X, y, init="greedy", max_iter=10**7, time_limit=cap,

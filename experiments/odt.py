@@ -101,7 +101,7 @@ def summarise(rows):
     for name, depth in keys:
         rs = [r for r in rows if r["dataset"] == name and r["depth"] == depth]
 
-        def mean(k):
+        def mean(k, rs=rs):
             v = [r[k] for r in rs if r.get(k) is not None]
             return np.mean(v) if v else float("nan")
 
@@ -151,7 +151,8 @@ def tpr_curve(levels, depth, time_limit, splits):
                 "gap": res.gap, "seconds": res.runtime,
             })
             print(json.dumps(rows[-1]), flush=True)
-    lines = ["| depth | min TPR | train TPR | train TNR | test TPR | test TNR | optimal |", "|---|---|---|---|---|---|---|"]
+    lines = ["| depth | min TPR | train TPR | train TNR | test TPR | test TNR | optimal |",
+             "|---|---|---|---|---|---|---|"]
     for level in levels:
         rs = [r for r in rows if r["min_tpr"] == level]
         m = {k: np.mean([r[k] for r in rs]) for k in ("train_tpr", "train_tnr", "test_tpr", "test_tnr")}

@@ -92,7 +92,8 @@ def adjacent(active_u: frozenset, active_v: frozenset, G: np.ndarray) -> bool:
 
 
 def random_polytope(n: int, m: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """A bounded ``{A x <= b}`` with free ``x``: ``m`` random unit normals at distance 1 from 0, in the box ``|x_i| <= 2``."""
+    """A bounded ``{A x <= b}`` with free ``x``: ``m`` random unit normals at distance 1 from 0,
+    in the box ``|x_i| <= 2``."""
     rng = np.random.default_rng(rng)
     N = rng.normal(size=(m, n))
     N /= np.linalg.norm(N, axis=1, keepdims=True)

@@ -73,7 +73,8 @@ class StandardFormWalker(Walker):
     # ----------------------------------------------------------- construction
     @classmethod
     def from_standard_form(cls, fun, A, b, free=None, *, x0=None, basis=None, vectorized=False):
-        """Walker on ``{A x = b, x >= 0 except free}`` starting at vertex ``x0``, at ``basis``, or at Phase 1's vertex."""
+        """Walker on ``{A x = b, x >= 0 except free}`` starting at vertex ``x0``, at ``basis``,
+        or at Phase 1's vertex."""
         A = check_matrix("A", A, None)
         b = check_vector("b", b, A.shape[0])
         free = np.zeros(A.shape[1], bool) if free is None else np.asarray(free, bool)

@@ -10,6 +10,8 @@ from gto.learners._one_group import one_group_tree
 from gto.model._categorical import NOMINAL, NUMERIC, ORDINAL, decile_edges, encode
 from gto.model._dot import to_dot
 
+from truths import walk_subsets
+
 
 def frame(n=40, seed=0):
     rng = np.random.default_rng(seed)
@@ -71,21 +73,6 @@ def test_encode_rejects_bad_specs():
 
 
 # -- subset decisions in gto.Tree ---------------------------------------------
-def literal_walk(tree, row):
-    """Follow the tree by hand: subset -> membership, hyperplane -> x.w - gamma <= 0."""
-    child = ("d", 0)
-    while child[0] == "d":
-        d = child[1]
-        s = tree.subsets[d]
-        if s is None:
-            used = np.flatnonzero(tree.W[d])
-            go_left = sum(float(row[j]) * tree.W[d, j] for j in used) - tree.gamma[d] <= 0
-        else:
-            go_left = row[s[0]] in s[1]
-        child = tree.children[d][0 if go_left else 1]
-    return tree.leaf_classes[child[1]]
-
-
 def mixed_tree():
     W = np.zeros((3, 3))
     W[1, 1] = 1.0
@@ -97,7 +84,7 @@ def test_subset_tree_predicts_like_a_literal_walk():
     df = frame()
     tree = mixed_tree()
     rows = df.to_numpy(dtype=object)
-    expected = [literal_walk(tree, r) for r in rows]
+    expected = [walk_subsets(tree, r) for r in rows]
     assert tree.predict(df).tolist() == expected
     assert tree.predict(rows).tolist() == expected
 

@@ -10,6 +10,8 @@ import gto
 import problems
 from gto.cli._main import main
 
+from truths import decision_counts
+
 
 @pytest.fixture
 def liver_csv(tmp_path):
@@ -174,22 +176,6 @@ def test_python_dash_m_gto_runs_the_command():
 
 
 # -- constant decisions flagged from the model file's leaf counts (issue 13 item 1) ------------
-def literal_counts(tree, X):
-    """(D, 2) points each decision sends left / right, by walking the nested structure
-    (left iff x @ w - gamma <= 0; decisions numbered in preorder), no gto code."""
-    def size(node):
-        return 1 + size(node[0]) + size(node[1]) if isinstance(node, tuple) else 0
-
-    counts = np.zeros((tree.n_decisions, 2))
-    for x in X:
-        node, d = tree.structure, 0
-        while isinstance(node, tuple):
-            left = float(x @ tree.W[d]) - tree.gamma[d] <= 0
-            counts[d, 0 if left else 1] += 1
-            node, d = (node[0], d + 1) if left else (node[1], d + 1 + size(node[0]))
-    return counts
-
-
 FLAG = re.compile(r"\[decision (\d+); constant: all (\S+) training points go (left|right)")
 
 
@@ -200,7 +186,7 @@ def expected_flags(counts):
 
 def check_flags(capsys, model, X):
     """`gto show`, `export --format text|dot` flag exactly the one-sided decisions of a walk."""
-    counts = literal_counts(gto.Tree.load(model), X)
+    counts = decision_counts(gto.Tree.load(model), X)
     want = expected_flags(counts)
     code, shown, _ = run(capsys, "show", model)
     assert code == 0 and set(FLAG.findall(shown)) == {(str(d), n, s) for d, n, s in want}

@@ -1,7 +1,6 @@
 """Crossover (Theorem 4.1) and the block simplex for the weighted robust LP."""
 import numpy as np
 import pytest
-from conftest import random_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
@@ -12,6 +11,8 @@ import problems
 from gto.engine._hinge_lp import solve_hinge_lp
 from gto.engine._problem import TreeProblem
 from gto.engine._walker import walker_from_theta
+
+from truths import random_tree
 
 
 @settings(max_examples=25, deadline=None)

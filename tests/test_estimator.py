@@ -8,11 +8,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from test_sparse import brute_force_depth2
 
 import gto
 import gto.learners._estimator
 import problems
+
+from truths import brute_force_depth2, walk_errors
 
 
 @parametrize_with_checks([gto.GTOClassifier(max_iter=150, cv=2, random_state=0)])
@@ -38,7 +39,8 @@ def test_fit_predict_and_proba():
     assert np.array_equal(clf.predict(X), clf.tree_.predict(X))
     leaf = clf.apply(X)
     for k in np.unique(leaf):
-        assert np.allclose(clf.predict_proba(X[leaf == k])[0], np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k))
+        share = np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k)
+        assert np.allclose(clf.predict_proba(X[leaf == k])[0], share)
     assert clf.n_iter_ == 2000
     assert clone(clf).get_params() == clf.get_params()
 
@@ -191,20 +193,9 @@ def test_bad_selection_parameters(params, name):
 
 # -- warm start (issue 13 item 3) ----------------------------------------------------
 def _walk_errors(W, gamma, structure, X, y):
-    """Training errors by a literal walk down nested pairs (left when x.w - gamma <= 0;
-    decisions numbered in preorder)."""
-    def leaf(node, x, k):
-        if not isinstance(node, tuple):
-            return node
-        if x @ W[k] - gamma[k] <= 0:
-            return leaf(node[0], x, k + 1)
-        return leaf(node[1], x, k + 1 + _n_decisions(node[0]))
-
-    return sum(leaf(structure, x, 0) != label for x, label in zip(X, y))
-
-
-def _n_decisions(node):
-    return 1 + _n_decisions(node[0]) + _n_decisions(node[1]) if isinstance(node, tuple) else 0
+    """Training errors by the literal walk down the nested structure."""
+    tree = gto.Tree.from_structure(structure, X.shape[1], W=W, gamma=gamma)
+    return walk_errors(tree, X, np.asarray(y))
 
 
 def test_warm_start_from_a_tree():

@@ -4,47 +4,21 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from test_hardening import walk, walk_errors
 
 import gto
 import problems
 from gto.cli._files import DataError, read_table
 from gto.cli._main import main
 
+from truths import leaf_counts as literal_counts
+from truths import leaf_walk as _leaf_walk
+from truths import walk, walk_errors
+
 
 def run(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def literal_counts(tree, X, y, w=None):
-    """Training points of each class per leaf, by walking the tree to a leaf index."""
-    w = np.ones(len(y)) if w is None else w
-    classes = sorted(set(y.tolist()))
-    leaves = _leaf_walk(tree)
-    counts = np.zeros((tree.n_leaves, len(classes)))
-    for x, c, wi in zip(X, y, w):
-        counts[leaves(x), classes.index(c)] += wi
-    return classes, counts
-
-
-def _leaf_walk(tree):
-    def size(node):
-        return 1 + size(node[0]) + size(node[1]) if isinstance(node, tuple) else 0
-
-    def n_leaves(node):
-        return n_leaves(node[0]) + n_leaves(node[1]) if isinstance(node, tuple) else 1
-
-    def leaf(x, node=None, d=0, k=0):
-        node = tree.structure if node is None else node
-        if not isinstance(node, tuple):
-            return k
-        if x @ tree.W[d] - tree.gamma[d] <= 0:
-            return leaf(x, node[0], d + 1, k)
-        return leaf(x, node[1], d + 1 + size(node[0]), k + n_leaves(node[0]))
-
-    return leaf
 
 
 def test_read_table_keeps_label_types_and_separator(tmp_path):

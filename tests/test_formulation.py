@@ -1,9 +1,10 @@
 import numpy as np
 import pytest
-from conftest import random_tree
 
 import gto
 from gto.engine._formulation import build_triples, merge_duplicates
+
+from truths import random_tree
 
 
 def test_triples_follow_the_class_leaves():

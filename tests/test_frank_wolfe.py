@@ -1,12 +1,13 @@
 import numpy as np
 import pytest
-from conftest import count_errors, product_error, random_tree
 
 import gto
 import problems
 from gto.engine._frank_wolfe import frank_wolfe, product_polynomial
 from gto.engine._problem import TreeProblem
 from gto.engine._walker import walker_from_theta
+
+from truths import count_errors, product_error, random_tree
 
 
 @pytest.mark.parametrize("p", [1, 2])

@@ -2,7 +2,7 @@
 
 One test (or more) per numbered case of the issue, then hypothesis suites that
 feed random structures, labels, weights and corrupted model files to the API.
-Predictions are checked against ``walk``, a literal tree walk written here.
+Predictions are checked against ``walk``, a literal tree walk (tests/truths.py).
 Everything is written under ``tmp_path``; FIFOs and symlinks are made there
 (never a device or a system path).
 """
@@ -34,34 +34,10 @@ from gto.engine._problem import TreeProblem
 from gto.utils._atomic import check_writable, write_text_atomic
 from gto.utils.status import Status
 
+from truths import walk, walk_errors
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIG2 = ((0, 1), (0, 1))
-
-
-def walk(tree, x):
-    """The class of ``x`` by following the structure: left iff x @ w - gamma <= 0."""
-    node, d = tree.structure, 0
-    leaves_before = {}
-
-    def go(node, d):
-        if not isinstance(node, tuple):
-            return node, d
-        w, g = tree.W[d], tree.gamma[d]
-        left_size = _n_decisions(node[0])
-        if x @ w - g <= 0:
-            return go(node[0], d + 1)
-        return go(node[1], d + 1 + left_size)
-
-    return go(node, d)[0]
-
-
-def _n_decisions(node):
-    return 1 + _n_decisions(node[0]) + _n_decisions(node[1]) if isinstance(node, tuple) else 0
-
-
-def walk_errors(tree, X, y, w=None):
-    w = np.ones(len(y)) if w is None else np.asarray(w, float)
-    return float(sum(wi for xi, yi, wi in zip(X, y, w) if walk(tree, xi) != yi))
 
 
 def run(capsys, *argv):

@@ -8,11 +8,12 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import random_tree
 
 import gto
 import problems
 from gto.model import inspection
+
+from truths import random_tree
 
 
 def walk(tree, x):

@@ -1,7 +1,6 @@
 """Long steps (DESIGN §3b) against the objective evaluated literally along the ray."""
 import numpy as np
 import pytest
-from conftest import random_tree
 
 import gto
 import tabu
@@ -11,6 +10,8 @@ from gto.engine._problem import TreeProblem
 from gto.engine._ray import crossings, literal_sums, product_sweep
 from gto.engine._starts import greedy_theta, random_start
 from gto.engine._walker import walker_from_theta
+
+from truths import random_tree
 
 OBJECTIVES = ["product", "minimum", "count", "lexicographic"]
 

@@ -1,9 +1,10 @@
 """Error functions against a literal, loop-by-loop transcription of eq. 13-19."""
 import numpy as np
 import pytest
-from conftest import random_tree
 
 import gto
+
+from truths import random_tree
 
 COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.engine._objectives.COUNT_TOL)
 

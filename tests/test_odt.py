@@ -80,7 +80,9 @@ def test_max_card_equals_brute_force():
     X, y = tiny(11, n_feat=3)
     X[:, 2] = np.random.default_rng(0).integers(0, 5, len(X))  # a 5-valued feature
     y = np.isin(X[:, 2], [0, 2]).astype(int) ^ (X[:, 0] == 1)
-    ok = lambda vals, S: len(S) <= 1 or len(S) >= len(vals) - 1
+    def ok(vals, S):
+        return len(S) <= 1 or len(S) >= len(vals) - 1
+
     res = solve_odt(X, y, STRUCT, time_limit=60, max_card=1)
     assert res.n_errors == brute(X, y, (0, 1, 0, 1), ok)
     assert res.n_errors > brute(X, y, (0, 1, 0, 1))  # the restriction bites here

@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-from conftest import count_errors, product_error, random_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
@@ -8,6 +7,8 @@ from sklearn.tree import DecisionTreeClassifier
 import gto
 import problems
 from gto.model.tree import FIGURE2
+
+from truths import count_errors, product_error, random_tree
 
 FIG2 = FIGURE2
 

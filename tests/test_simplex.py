@@ -14,7 +14,7 @@ def test_basis_factor_updates_match_explicit_inverse(sparse):
     A = rng.normal(size=(m, n))
     basis = np.arange(m)
     f = BasisFactor(sp.csc_matrix(A) if sparse else A, basis, refactor_every=7)
-    for k in range(20):
+    for _ in range(20):
         r, q = int(rng.integers(m)), int(rng.choice(np.setdiff1d(np.arange(n), f.basis)))
         d = f.solve(A[:, q])
         if abs(d[r]) < 1e-3:

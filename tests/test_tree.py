@@ -2,11 +2,12 @@ import json
 
 import numpy as np
 import pytest
-from conftest import random_tree, walk_tree
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
 import problems
+
+from truths import random_tree, walk_tree
 
 
 def test_structure_preorder_and_paths():

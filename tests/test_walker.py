@@ -4,12 +4,13 @@ import pickle
 
 import numpy as np
 import pytest
-from conftest import random_tree
 
 import gto
 import problems
 from gto.engine._problem import TreeProblem
 from gto.engine._walker import walker_from_theta
+
+from truths import random_tree
 
 
 def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3, sparse=False,
@@ -76,7 +77,7 @@ def test_every_neighbour_value_matches_the_moved_tree(seed, objective):
 def test_edges_are_the_first_crossing():
     """Along an edge no slack of the moving decision changes sign before the step."""
     P, W, X, y = make_walker(5)
-    for d, b in enumerate(W.blocks):
+    for b in W.blocks:
         steps, leave = b.ratio_test_all()
         for j in np.flatnonzero(leave >= 0):
             q, sigma = (j, 1.0) if j < P.m else (j - P.m, -1.0)

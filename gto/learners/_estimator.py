@@ -88,7 +88,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         structure is complete, the CART tree of the same shape (``init="cart"``
         of :func:`gto.optimize`); the better one wins (fewest training errors,
         or lowest penalised objective when ``alpha > 0``).  "greedy", "cart",
-        "axis", "random": that start alone (as in :func:`gto.optimize`).  A ``gto.Tree`` or fitted scikit-learn tree is a
+        "axis", "random": that start alone (as in :func:`gto.optimize`).  A ``gto.Tree`` or fitted
+        scikit-learn tree is a
         warm start: its structure and leaf classes are kept (``structure`` and
         ``depth`` are then not used); with ``alpha=0`` the fitted tree never
         has more training errors than it.
@@ -444,8 +445,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
-        if not (self.encoding_ is not None and self.one_group):
-            self._fit_inspection(self._model_input(X), sample_weight)
+        if self.encoding_ is None:  # X is validated already (validating again warns on names)
+            self._fit_inspection(X, sample_weight)
+        elif not self.one_group:
+            self._fit_inspection(self.encoding_.transform(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         return self
 

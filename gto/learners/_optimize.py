@@ -229,7 +229,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     and ``min_fun`` (best objective seen), ``start_n_errors``, ``nit``,
     ``history`` (structured array: iteration, value, n_errors, mode, of the
     winning restart; one row per move and one per round's start; mode
-    "polish" rows walk the lexicographic objective, their value is that one), ``restarts`` (per-restart summaries, each with its
+    "polish" rows walk the lexicographic objective, their value is that one), ``restarts``
+    (per-restart summaries, each with its
     ``history``), ``time`` (seconds),
     ``time_to_best`` (seconds until ``tree`` was found), ``status``,
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;

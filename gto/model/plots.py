@@ -145,7 +145,7 @@ def convergence(runs, ax=None, labels=None, figsize=(11, 4)):
     for i, (run, label) in enumerate(zip(runs, labels)):
         histories = _histories(run)
         colour = f"C{i % 10}"
-        for j, h in enumerate(histories):
+        for h in histories:
             x = h["iteration"] + 1  # 1-based so that a log axis shows the start
             log_x |= bool(np.any(h["mode"] == "fw"))
             faint = dict(color=colour, alpha=0.35, linewidth=0.8)
@@ -222,7 +222,8 @@ def error_bars(frame, ax=None, title="", figsize=(11, 4.5)):
             mean = [stats["mean"].get((g, arm, source, part), np.nan) for g in groups]
             std = [stats["std"].get((g, arm, source, part), np.nan) for g in groups]
             a.bar(x + (i - (len(bars) - 1) / 2) * width, mean, width,
-                  yerr=None if np.all(np.isnan(std)) else np.nan_to_num(std), capsize=2, color=f"C{arms.index(arm) % 10}",
+                  yerr=None if np.all(np.isnan(std)) else np.nan_to_num(std), capsize=2,
+                  color=f"C{arms.index(arm) % 10}",
                   hatch="//" if source != "ours" else None,
                   edgecolor="white" if source != "ours" else None,
                   label=arm if source == "ours" else f"{arm} ({source})")

@@ -346,7 +346,7 @@ def _sat_window(r, rows_of, heights, ctx, time_limit, state):
         if deadline - time.monotonic() <= 0:
             return None
 
-        def fits(window):
+        def fits(window, reduction=reduction):
             rows, cls, weights, _, _, depth = L.local_classes(window, rows_of, code, heights)
             if reduction == "own":
                 red = L.reduce_rows(L.binarize(X[rows], L.window_tests(window)), cls)
