@@ -71,9 +71,9 @@ def epts_speed(X, y, iterations, repeats=3, objective="product", alpha=0.0, max_
         "seconds_best": best,
         "seconds_median": float(np.median(times)),
         "iterations_per_second": nit / best,
-        "n_points": problem.N,
-        "n_triples": problem.T,
-        "n_variables": problem.n_theta + 2 * problem.R,
+        "n_points": problem.data.N,
+        "n_triples": problem.blocks.T,
+        "n_variables": problem.blocks.n_theta + 2 * problem.blocks.R,
     }
 
 
@@ -86,14 +86,14 @@ def walker_speedup(X, y, iterations):
     A = _standard_form_matrix(problem)
 
     def fun(x):
-        Theta = x[: problem.n_theta].reshape(problem.D, problem.m)
-        return objective(problem.leaf_errors(problem.X1 @ Theta.T))
+        Theta = x[: problem.blocks.n_theta].reshape(problem.layout.D, problem.data.m)
+        return objective(problem.leaf_errors(problem.data.X1 @ Theta.T))
 
     free = np.zeros(A.shape[1], dtype=bool)
-    free[: problem.n_theta] = True
+    free[: problem.blocks.n_theta] = True
     t0 = time.perf_counter()
     standard = tabu.StandardFormWalker.from_standard_form(
-        fun, A, np.ones(problem.T), free, basis=structured.basis()
+        fun, A, np.ones(problem.blocks.T), free, basis=structured.basis()
     )
     setup = time.perf_counter() - t0
     timings = {}
@@ -113,19 +113,19 @@ def walker_speedup(X, y, iterations):
 def _standard_form_matrix(problem):
     import scipy.sparse as sp
 
-    T, m = problem.T, problem.m
+    T, m = problem.blocks.T, problem.data.m
     rows, cols, vals = [], [], []
-    for d in range(problem.D):
-        t = problem.start[d] + np.arange(len(problem.rows[d]))
+    for d in range(problem.layout.D):
+        t = problem.blocks.start[d] + np.arange(len(problem.blocks.rows[d]))
         rows.append(np.repeat(t, m))
         cols.append(np.tile(d * m + np.arange(m), len(t)))
-        vals.append(problem.rows[d].ravel())
+        vals.append(problem.blocks.rows[d].ravel())
     rows += [np.arange(T), np.arange(T)]
-    cols += [problem.n_theta + np.arange(T), problem.n_theta + T + np.arange(T)]
+    cols += [problem.blocks.n_theta + np.arange(T), problem.blocks.n_theta + T + np.arange(T)]
     vals += [np.ones(T), -np.ones(T)]
     return sp.csr_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-        shape=(T, problem.n_theta + 2 * T),
+        shape=(T, problem.blocks.n_theta + 2 * T),
     )
 
 

@@ -67,11 +67,11 @@ def one_case(make, seed):
     y = rng.integers(0, 2, len(X))
     y[0], y[1] = 0, 1
     P = TreeProblem(gto.Tree.from_structure((0, 1), X.shape[1]), X, y)
-    go_left = P.y == P.y[0]
-    rows = np.where(go_left, -1.0, 1.0)[:, None] * P.X1
-    cost = P.weight / np.where(go_left, P.weight[go_left].sum(), P.weight[~go_left].sum())
+    go_left = P.data.y == P.data.y[0]
+    rows = np.where(go_left, -1.0, 1.0)[:, None] * P.data.X1
+    cost = P.data.weight / np.where(go_left, P.data.weight[go_left].sum(), P.data.weight[~go_left].sum())
     try:
-        block = purify(rows, rng.normal(size=P.m), cost, rng)
+        block = purify(rows, rng.normal(size=P.data.m), cost, rng)
     except SingularBlockError:
         return None  # too few points to pin a vertex: the start keeps its mean split
     try:

@@ -52,7 +52,7 @@ def test_hinge_lp_matches_highs(seed):
     X, y = problems.load(name)
     tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
     P = TreeProblem(tree, X, y)
-    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    W = walker_from_theta(P, rng.normal(size=(3, P.data.m)), P.objective("product"), rng)
     for b in W.blocks:
         T, m = b.rows.shape
         cost = rng.uniform(0, 2, T) * (rng.random(T) < 0.8)

@@ -17,7 +17,7 @@ def test_frank_wolfe_is_monotone(name, p):
     tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
     P = TreeProblem(tree, X, y, p=p)
     rng = np.random.default_rng(0)
-    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    W = walker_from_theta(P, rng.normal(size=(3, P.data.m)), P.objective("product"), rng)
     Theta, history, status, message, fewest = frank_wolfe(P, W.blocks, max_iter=60)
     values = history[:, 1]
     assert values[0] == pytest.approx(W.value, rel=1e-9)
@@ -39,13 +39,13 @@ def test_line_search_polynomial_is_exact():
     y[:3] = np.unique(tree.leaf_classes)[:3] if len(np.unique(tree.leaf_classes)) == 3 else y[:3]
     for p in (1, 2):
         P = TreeProblem(tree, X, y, p=p)
-        YL, YR = rng.random((P.N, P.D)), rng.random((P.N, P.D))
-        dL, dR = rng.normal(size=(P.N, P.D)), rng.normal(size=(P.N, P.D))
+        YL, YR = rng.random((P.data.N, P.layout.D)), rng.random((P.data.N, P.layout.D))
+        dL, dR = rng.normal(size=(P.data.N, P.layout.D)), rng.normal(size=(P.data.N, P.layout.D))
         coef = product_polynomial(P, YL, YR, dL, dR)
         for lam in (0.0, 0.3, 1.0):
             L, R = YL + lam * dL, YR + lam * dR
-            LE = L**p @ P.SL.T + R**p @ P.SR.T
-            direct = P.weight @ np.where(P.mask, LE, 1).prod(axis=1)
+            LE = L**p @ P.layout.SL.T + R**p @ P.layout.SR.T
+            direct = P.data.weight @ np.where(P.layout.mask, LE, 1).prod(axis=1)
             assert np.polynomial.Polynomial(coef)(lam) == pytest.approx(direct, rel=1e-10)
 
 

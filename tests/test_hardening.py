@@ -593,11 +593,11 @@ def greedy_lp_matches_highs(X, y, seed):
     """The greedy start's robust LP for the root of ``(0, 1)`` (as gto.engine._starts builds it):
     our block simplex against HiGHS on the same scaled rows.  Returns (ours, highs)."""
     P = TreeProblem(gto.Tree.from_structure((0, 1), X.shape[1]), X, y)
-    go_left = P.y == P.y[0]
-    rows = np.where(go_left, -1.0, 1.0)[:, None] * P.X1
-    cost = P.weight / np.where(go_left, P.weight[go_left].sum(), P.weight[~go_left].sum())
+    go_left = P.data.y == P.data.y[0]
+    rows = np.where(go_left, -1.0, 1.0)[:, None] * P.data.X1
+    cost = P.data.weight / np.where(go_left, P.data.weight[go_left].sum(), P.data.weight[~go_left].sum())
     rng = np.random.default_rng(seed)
-    block = purify(rows, rng.normal(size=P.m), cost, rng)
+    block = purify(rows, rng.normal(size=P.data.m), cost, rng)
     value, _ = solve_hinge_lp(block, cost)
     assert value == pytest.approx(cost @ np.maximum(0, 1 - rows @ block.theta), rel=1e-7)
     return value, hinge_highs(rows, cost)

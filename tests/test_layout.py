@@ -184,3 +184,23 @@ def test_checker_finds_a_lazy_cycle_and_an_upward_import(tmp_path):
                                           ("gto.__main__", "gto"), ("tabu.epts", "tabu")])
 def test_layer_of(module, part):
     assert layer_of(module) == part
+
+
+def test_no_function_over_the_limit_outside_numba_kernels():
+    """Functions read as the algorithm: at most LIMIT lines of code (docstrings apart)."""
+    from experiments.function_lengths import LIMIT, function_lengths
+
+    rows = function_lengths()
+    assert len(rows) > 300  # the functions were read
+    assert [r for r in rows if r[0] > LIMIT] == []
+
+
+def test_function_lengths_skip_kernels_and_docstrings(tmp_path):
+    from experiments.function_lengths import function_lengths
+
+    body = "\n".join(f"    x{i} = {i}" for i in range(5))
+    _write(tmp_path, {"p/m.py": (
+        "import numba\n\n\n@numba.njit(cache=True)\ndef kernel():\n" + body + "\n\n\n"
+        "def f():\n    '''Doc\n    string.'''\n" + body + "\n\n\n"
+        "class C:\n    def g(self):\n        return 1\n")})
+    assert function_lengths(tmp_path, ["p"]) == [(6, "p/m.py:13 f"), (2, "p/m.py:24 C.g")]

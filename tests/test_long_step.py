@@ -26,7 +26,7 @@ def _problem(seed, p=1, D=3, n=3, N=50, classes=(0, 1, 2)):
 
 def _literal(problem, objective, Theta):
     """Objective of ``Theta`` from scratch: decision values, leaf errors (eq. 13-14), eq. 15-19."""
-    Z = problem.X1 @ Theta.T
+    Z = problem.data.X1 @ Theta.T
     return problem.objective(objective)(problem.leaf_errors(Z)) if objective != "lexicographic" \
         else None
 
@@ -55,22 +55,22 @@ def test_sweep_equals_the_objective_at_every_crossing(seed, p, objective):
                     left, right = walker._active(d, b, b.G[q], sigma)
                     s0 = product_sweep(walker.Zt[d], h, walker._terms[d], walker._degrees[0, d],
                                        walker._degrees[1, d], p, left, right, steps,
-                                       problem.row_points[d][rows], problem.row_sides[d][rows])
+                                       problem.blocks.row_points[d][rows], problem.blocks.row_sides[d][rows])
                     values = fun.finish((s0, np.zeros_like(s0)))
                 else:
                     sums = literal_sums(walker.Zt[d], h, steps, d, walker.EL, walker.ER,
-                                        walker.LE, problem.sides, problem.point_leaves,
-                                        problem.weight, p, False)
+                                        walker.LE, problem.layout.sides, problem.layout.point_leaves,
+                                        problem.data.weight, p, False)
                     values = fun.finish((sums[:, 0], sums[:, 1]))
                 truths = []
                 for t, row in zip(steps, rows):
                     Theta = Theta0.copy()
                     Theta[d] += t * sigma * b.Binv[:, q]
                     # a vertex: the crossing row is tight, the block's other rows stay tight
-                    assert problem.rows[d][row] @ Theta[d] == pytest.approx(1.0, abs=1e-7)
+                    assert problem.blocks.rows[d][row] @ Theta[d] == pytest.approx(1.0, abs=1e-7)
                     others = b.tight[np.arange(b.m) != q]
                     np.testing.assert_allclose(b.rows[others] @ Theta[d], 1.0, atol=1e-7)
-                    truths.append(fun(problem.leaf_errors(problem.X1 @ Theta.T)))
+                    truths.append(fun(problem.leaf_errors(problem.data.X1 @ Theta.T)))
                 # accurate on the part of the ray where a best vertex can lie: up to the
                 # first crossing 100 times worse than the start (far out, t^G round-off grows)
                 truths = np.array(truths)
@@ -93,19 +93,19 @@ def test_long_moves_keep_the_walker_exact(objective, seed):
     res = tabu.search(walker, max_iter=150, random_state=seed)
     assert walker.long_moves > 0
     Theta = walker.theta()
-    Z = problem.X1 @ Theta.T
+    Z = problem.data.X1 @ Theta.T
     assert walker.value == pytest.approx(walker.objective(problem.leaf_errors(Z)), rel=1e-7,
                                          abs=1e-9)
     tree = problem.tree_of(Theta)
-    assert walker.count == pytest.approx(tree.n_errors(problem.X_orig, problem.y_orig))
+    assert walker.count == pytest.approx(tree.n_errors(problem.data.X_orig, problem.data.y_orig))
     for d, b in enumerate(walker.blocks):
-        r = 1.0 - problem.rows[d] @ Theta[d]
+        r = 1.0 - problem.blocks.rows[d] @ Theta[d]
         np.testing.assert_allclose(r[b.tight[b.tight < b.n_real]], 0.0, atol=1e-7)
         free = ~b.in_block[: b.n_real]
         big = np.abs(r) > 1e-7
         assert np.all(b.ybasic[: b.n_real][free & big] == (r[free & big] > 0))
-    best = problem.tree_of(res.x.reshape(problem.D, problem.m))
-    assert np.isfinite(res.fun) and best.n_errors(problem.X_orig, problem.y_orig) >= 0
+    best = problem.tree_of(res.x.reshape(problem.layout.D, problem.data.m))
+    assert np.isfinite(res.fun) and best.n_errors(problem.data.X_orig, problem.data.y_orig) >= 0
 
 
 def test_long_step_beats_the_first_vertex_on_a_plateau():

@@ -131,7 +131,8 @@ def test_ctrl_c_returns_the_best_so_far():
         if iteration == 50:
             raise KeyboardInterrupt
 
-    res = gto.optimize(tree, X, y, max_iter=10_000, callback=interrupt, random_state=0)
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        res = gto.optimize(tree, X, y, max_iter=10_000, callback=interrupt, random_state=0)
     assert res.nit == 50 and res.restarts[0]["status"] == 3
     assert res.status == 3 and "interrupted" in res.message
     assert res.n_errors == count_errors(res.tree, X, y)

@@ -194,9 +194,9 @@ def test_the_budget_keeps_exactly_the_moves_within_it_plus_swaps():
     free = make_walker(5, n=4, N=40, sparse=True, max_features=4)[1]
     P, capped, X, y = make_walker(5, n=4, N=40, sparse=True, max_features=k)
     assert np.allclose(free.theta(), capped.theta())  # the start has <= 2 weights per decision
-    coord = np.concatenate([P.n_theta + P.row_start[d] + P.n_point[d] + np.arange(P.n)
-                            for d in range(P.D)])
-    coord = set(coord.tolist()) | set((coord + P.R).tolist())
+    coord = np.concatenate([P.blocks.n_theta + P.blocks.row_start[d] + P.blocks.n_point[d] + np.arange(P.data.n)
+                            for d in range(P.layout.D)])
+    coord = set(coord.tolist()) | set((coord + P.blocks.R).tolist())
     mine = {int(e): (int(l), v) for e, l, v in zip(*capped.candidates())}
     kept = swaps = 0
     for e, l, v in zip(*free.candidates()):
@@ -285,11 +285,11 @@ def test_penalised_hinge_lp_matches_highs(seed):
     X, y = problems.load(["heart", "liver"][seed % 2])
     tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
     P = TreeProblem(tree, X, y, coordinate_rows=True)
-    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    W = walker_from_theta(P, rng.normal(size=(3, P.data.m)), P.objective("product"), rng)
     alpha = [0.01, 0.1, 1.0, 5.0][seed]
-    n, m = P.n, P.m
+    n, m = P.data.n, P.data.m
     for d, b in enumerate(W.blocks):
-        A = P.rows[d][: P.n_point[d]]  # the triples s [x, -1]
+        A = P.blocks.rows[d][: P.blocks.n_point[d]]  # the triples s [x, -1]
         T = len(A)
         cost = rng.uniform(0, 2, T) * (rng.random(T) < 0.8)
         pen = np.full(n, alpha)
@@ -340,13 +340,13 @@ def test_frank_wolfe_step_minimises_the_penalised_objective_on_its_segment(alpha
     step = (V - Theta0).ravel()
     lam = float((Theta1 - Theta0).ravel() @ step / (step @ step))
     assert np.allclose(Theta1, Theta0 + lam * (V - Theta0))
-    L0, R0 = decision_errors(P.X1 @ Theta0.T)
-    Lv, Rv = decision_errors(P.X1 @ V.T)
+    L0, R0 = decision_errors(P.data.X1 @ Theta0.T)
+    Lv, Rv = decision_errors(P.data.X1 @ V.T)
 
     def f(t):
         YL, YR = L0 + t * (Lv - L0), R0 + t * (Rv - R0)
         LE = YL @ (tree.sides == -1).T + YR @ (tree.sides == 1).T
-        product = P.weight @ np.prod(np.where(P.mask, LE, 1.0), axis=1)
+        product = P.data.weight @ np.prod(np.where(P.layout.mask, LE, 1.0), axis=1)
         l1 = (1 - t) * np.abs(Theta0[:, :-1]).sum() + t * np.abs(V[:, :-1]).sum()
         return product + alpha * l1
 

@@ -24,17 +24,17 @@ def make_walker(seed, objective="product", p=1, n=3, N=60, classes=(0, 1), D=3, 
     y[: len(np.unique(tree.leaf_classes))] = np.unique(tree.leaf_classes)
     P = TreeProblem(tree, X, y, p=p, coordinate_rows=sparse, alpha=alpha,
                     max_features=max_features)
-    Theta = rng.normal(size=(P.D, P.m))
+    Theta = rng.normal(size=(P.layout.D, P.data.m))
     if sparse:
-        Theta[:, :-1] *= rng.random((P.D, P.n)) < 0.5
-    W = walker_from_theta(P, Theta, P.objective(objective, P.X1 @ Theta.T), rng)
+        Theta[:, :-1] *= rng.random((P.layout.D, P.data.n)) < 0.5
+    W = walker_from_theta(P, Theta, P.objective(objective, P.data.X1 @ Theta.T), rng)
     return P, W, X, y
 
 
 def test_vertex_structure():
     P, W, X, y = make_walker(0)
     for b in W.blocks:
-        assert len(b.tight) == P.m
+        assert len(b.tight) == P.data.m
         assert b.residual() < 1e-10
         r = 1 - b.rows @ b.theta
         assert np.allclose(r[b.tight], 0, atol=1e-10)
@@ -80,7 +80,7 @@ def test_edges_are_the_first_crossing():
     for b in W.blocks:
         steps, leave = b.ratio_test_all()
         for j in np.flatnonzero(leave >= 0):
-            q, sigma = (j, 1.0) if j < P.m else (j - P.m, -1.0)
+            q, sigma = (j, 1.0) if j < P.data.m else (j - P.data.m, -1.0)
             direction = sigma * b.Binv[:, q]
             r0 = 1 - b.rows @ b.theta
             for frac in (0.25, 0.5, 0.99):
@@ -108,7 +108,7 @@ def test_pseudo_rows_pin_lineality():
     y[:20] = 2  # class 2 only at the right child
     tree = gto.Tree.from_structure((0, (1, 2)), 3)
     P = TreeProblem(tree, X, y)
-    Theta = rng.normal(size=(2, P.m))
+    Theta = rng.normal(size=(2, P.data.m))
     W = walker_from_theta(P, Theta, P.objective("product"), rng)
     e, l, v = W.candidates()
     for ent, lv, val in zip(e, l, v):
@@ -122,16 +122,16 @@ def test_structured_walker_on_real_data_is_consistent_after_many_pivots():
     tree = gto.Tree.from_structure(((0, 1), (0, 1)), X.shape[1])
     P = TreeProblem(tree, X, y)
     rng = np.random.default_rng(0)
-    W = walker_from_theta(P, rng.normal(size=(3, P.m)), P.objective("product"), rng)
+    W = walker_from_theta(P, rng.normal(size=(3, P.data.m)), P.objective("product"), rng)
     for _ in range(300):
         e, l, v = W.candidates()
         j = rng.integers(len(e))
         W.pivot(e[j], l[j])
         assert W.value == pytest.approx(v[j], rel=1e-8, abs=1e-8)
-        assert W.count == P.n_errors(P.X1 @ W.theta().T)  # kept incrementally
+        assert W.count == P.n_errors(P.data.X1 @ W.theta().T)  # kept incrementally
     for b in W.blocks:  # the tableaux kept by rank-one updates match their products
         assert np.allclose(b.G, (b.rows @ b.Binv).T, rtol=1e-9, atol=1e-9)
-        assert np.allclose(b.H, (P.X1 @ b.Binv).T, rtol=1e-9, atol=1e-9)
+        assert np.allclose(b.H, (P.data.X1 @ b.Binv).T, rtol=1e-9, atol=1e-9)
     tree = P.tree_of(W.theta())
     assert W.value == pytest.approx(gto.error(tree, X, y), rel=1e-7)
     assert W.count == tree.n_errors(X, y)
@@ -164,25 +164,25 @@ def standard_form_of(P):
     the extra y, u being w-, w+), written out from the data here.
     """
     rows, cols, vals, b = [], [], [], []
-    m, t = P.m, P.triples
-    R = P.T + P.D * P.n_coord
-    for d in range(P.D):
+    m, t = P.data.m, P.blocks.triples
+    R = P.blocks.T + P.layout.D * P.blocks.n_coord
+    for d in range(P.layout.D):
         for k in range(t.start[d], t.start[d + 1]):
             rows += [len(b)] * m
             cols += list(d * m + np.arange(m))
-            vals += list(t.side[k] * np.append(P.X1[t.point[k], :-1], -1.0))
+            vals += list(t.side[k] * np.append(P.data.X1[t.point[k], :-1], -1.0))
             b.append(1.0)
-        for j in range(P.n_coord):
+        for j in range(P.blocks.n_coord):
             rows.append(len(b))
             cols.append(d * m + j)
             vals.append(1.0)
             b.append(0.0)
-    A = np.zeros((R, P.n_theta + 2 * R))
+    A = np.zeros((R, P.blocks.n_theta + 2 * R))
     A[rows, cols] = vals
-    A[np.arange(R), P.n_theta + np.arange(R)] = 1.0
-    A[np.arange(R), P.n_theta + R + np.arange(R)] = -1.0
+    A[np.arange(R), P.blocks.n_theta + np.arange(R)] = 1.0
+    A[np.arange(R), P.blocks.n_theta + R + np.arange(R)] = -1.0
     free = np.zeros(A.shape[1], dtype=bool)
-    free[: P.n_theta] = True
+    free[: P.blocks.n_theta] = True
     return A, np.array(b), free
 
 
@@ -203,13 +203,13 @@ def test_structured_and_standard_form_walkers_agree(seed, objective, sparse, alp
     coord = np.flatnonzero(b == 0)
 
     def fun(x):
-        Theta = x[: P.n_theta].reshape(P.D, P.m)
-        split = x[P.n_theta + coord].sum() + x[P.n_theta + R + coord].sum()  # sum w- + w+
-        return obj(P.leaf_errors(P.X1 @ Theta.T)) + alpha * split
+        Theta = x[: P.blocks.n_theta].reshape(P.layout.D, P.data.m)
+        split = x[P.blocks.n_theta + coord].sum() + x[P.blocks.n_theta + R + coord].sum()  # sum w- + w+
+        return obj(P.leaf_errors(P.data.X1 @ Theta.T)) + alpha * split
 
     if sparse:  # some weights start at zero, their coordinate rows tight
-        assert any(blk.n_nonzero() < P.n for blk in W.blocks)
-    r = np.concatenate([rhs - rows @ blk.theta for rows, rhs, blk in zip(P.rows, P.rhs, W.blocks)])
+        assert any(blk.n_nonzero() < P.data.n for blk in W.blocks)
+    r = np.concatenate([rhs - rows @ blk.theta for rows, rhs, blk in zip(P.blocks.rows, P.blocks.rhs, W.blocks)])
     x0 = np.concatenate([W.theta().ravel(), np.maximum(0, r), np.maximum(0, -r)])
     assert np.allclose(A @ x0, b)
     S = tabu.StandardFormWalker.from_standard_form(fun, A, b, free, basis=W.basis())
@@ -220,7 +220,7 @@ def test_structured_and_standard_form_walkers_agree(seed, objective, sparse, alp
         e2, l2, v2 = S.candidates()
         assert sorted(e1.tolist()) == sorted(e2.tolist())
         if sparse and it == 0:  # edges that move a weight off zero are among them
-            assert np.isin((e1 - P.n_theta) % R, coord).any()
+            assert np.isin((e1 - P.blocks.n_theta) % R, coord).any()
         theirs = {int(e): (int(l), v) for e, l, v in zip(e2, l2, v2)}
         tie_free = []
         for e, l, v in zip(e1, l1, v1):
@@ -236,11 +236,11 @@ def test_structured_and_standard_form_walkers_agree(seed, objective, sparse, alp
 
 def has_ratio_tie(P, W, entering, rtol=1e-9):
     """True when two slacks of the moving decision reach 0 together (degenerate target)."""
-    k = entering - P.n_theta
-    sigma, t = (1.0 if k >= P.R else -1.0), k % P.R
-    d = int(P.row_decision[t])
+    k = entering - P.blocks.n_theta
+    sigma, t = (1.0 if k >= P.blocks.R else -1.0), k % P.blocks.R
+    d = int(P.blocks.row_decision[t])
     b = W.blocks[d]
-    g = sigma * (b.rows @ b.Binv[:, b.position[t - P.row_start[d]]])
+    g = sigma * (b.rows @ b.Binv[:, b.position[t - P.blocks.row_start[d]]])
     h = np.where(b.ybasic, g, -g)
     blocking = (h > 1e-9) & ~b.in_block
     ratios = np.abs(b.r[blocking]) / np.abs(g[blocking])

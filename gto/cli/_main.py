@@ -353,20 +353,9 @@ def _optimize_options():
     return set(inspect.signature(optimize).parameters)
 
 
-def build_parser():
-    fmt = argparse.ArgumentDefaultsHelpFormatter
-    quiet = argparse.ArgumentParser(add_help=False)
-    quiet.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
-    csv_opts = argparse.ArgumentParser(add_help=False)
-    csv_opts.add_argument("--sep", type=_separator, default=",",
-                          help="CSV field separator (\\t or tab for tabs)")
-    parser = argparse.ArgumentParser(
-        prog="gto", description="Global tree optimization (Bennett & Blue, 1996).",
-        formatter_class=fmt)
-    parser.add_argument("--version", action="version", version=f"gto {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    fit_p = sub.add_parser("fit", parents=[quiet, csv_opts], formatter_class=fmt,
+def _add_fit_parser(sub, parents, fmt):
+    """The ``gto fit`` command and its options."""
+    fit_p = sub.add_parser("fit", parents=parents, formatter_class=fmt,
                            help="fit a fixed-structure tree to a CSV file")
     fit_p.add_argument("data", help="CSV file with a header line")
     fit_p.add_argument("--target", default="class", help="class column")
@@ -402,6 +391,22 @@ def build_parser():
     fit_p.add_argument("--seed", type=nonneg_int, default=0)
     fit_p.add_argument("-o", "--output", default="model.json", help="model file")
     fit_p.set_defaults(run=cmd_fit)
+
+
+def build_parser():
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
+    csv_opts = argparse.ArgumentParser(add_help=False)
+    csv_opts.add_argument("--sep", type=_separator, default=",",
+                          help="CSV field separator (\\t or tab for tabs)")
+    parser = argparse.ArgumentParser(
+        prog="gto", description="Global tree optimization (Bennett & Blue, 1996).",
+        formatter_class=fmt)
+    parser.add_argument("--version", action="version", version=f"gto {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _add_fit_parser(sub, [quiet, csv_opts], fmt)
 
     predict = sub.add_parser("predict", parents=[quiet, csv_opts], formatter_class=fmt,
                              help="predict the classes of a CSV file")

@@ -10,7 +10,7 @@ search is exact.  After each step the slacks are tightened to max(0, r),
 which can only lower f (f is non-decreasing in y >= 0).  The method stops
 when the minimum principle holds, ``grad f(x) . (v - x) >= 0``.
 
-With the L1 penalty (``problem.alpha``, DESIGN §3b) the objective adds
+With the L1 penalty (``problem.blocks.alpha``, DESIGN §3b) the objective adds
 ``alpha * sum (w+ + w-)``, linear in the LP's variables: the subproblem
 charges alpha to both sides of each coordinate row, the line search adds
 the linear term ``alpha ((1 - lambda) |w|_1 + lambda |v_w|_1)`` and the
@@ -31,13 +31,13 @@ GAP_TOL = 1e-9
 
 def _slacks(problem, Theta):
     """Decision values and the tight slacks y = max(0, 1 -/+ z) of every triple."""
-    Z = problem.X1 @ Theta.T
+    Z = problem.data.X1 @ Theta.T
     return (Z, *decision_errors(Z))
 
 
 def _leaf_poly(problem, YL, YR, dL, dR):
     """Per leaf the polynomial coefficients (N, K, p + 1) of LeafErr(y + lambda d)."""
-    SL, SR = problem.SL.T, problem.SR.T
+    SL, SR = problem.layout.SL.T, problem.layout.SR.T
     if problem.p == 1:
         return np.stack([YL @ SL + YR @ SR, dL @ SL + dR @ SR], axis=2)
     return np.stack(
@@ -53,18 +53,18 @@ def _leaf_poly(problem, YL, YR, dL, dR):
 def product_polynomial(problem, YL, YR, dL, dR):
     """Coefficients (lowest first) of f(y + lambda d) for the product error (eq. 19)."""
     leaf = _leaf_poly(problem, YL, YR, dL, dR)
-    counts = np.zeros(problem.N, dtype=int)
-    for sl in problem.leaf_slices:
+    counts = np.zeros(problem.data.N, dtype=int)
+    for sl in problem.layout.leaf_slices:
         counts[sl] += 1
     degree = int(counts.max()) * problem.p
-    acc = np.zeros((problem.N, degree + 1))
+    acc = np.zeros((problem.data.N, degree + 1))
     acc[:, 0] = 1.0
-    for k, sl in enumerate(problem.leaf_slices):
+    for k, sl in enumerate(problem.layout.leaf_slices):
         new = np.zeros_like(acc[sl])
         for j in range(problem.p + 1):
             new[:, j:] += acc[sl, : degree + 1 - j] * leaf[sl, k, j, None]
         acc[sl] = new
-    return problem.weight @ acc
+    return problem.data.weight @ acc
 
 
 def _exact_line_search(coef):
@@ -82,16 +82,16 @@ def _exact_line_search(coef):
 
 def _gradients(problem, YL, YR):
     """d f / d y for the left and right slacks, (N, D) each."""
-    LE = YL**problem.p @ problem.SL.T + YR**problem.p @ problem.SR.T
+    LE = YL**problem.p @ problem.layout.SL.T + YR**problem.p @ problem.layout.SR.T
     gL, gR = np.zeros_like(YL), np.zeros_like(YR)
-    for k, sl in enumerate(problem.leaf_slices):
+    for k, sl in enumerate(problem.layout.leaf_slices):
         others = np.ones(sl.stop - sl.start)
-        for k2, sl2 in enumerate(problem.leaf_slices):
+        for k2, sl2 in enumerate(problem.layout.leaf_slices):
             if k2 != k and sl2 == sl:
                 others = others * LE[sl, k2]
-        gL[sl] += np.outer(others, problem.SL[k])
-        gR[sl] += np.outer(others, problem.SR[k])
-    scale = problem.weight[:, None] * problem.p
+        gL[sl] += np.outer(others, problem.layout.SL[k])
+        gR[sl] += np.outer(others, problem.layout.SR[k])
+    scale = problem.data.weight[:, None] * problem.p
     if problem.p == 1:
         return gL * scale, gR * scale
     return gL * scale * YL ** (problem.p - 1), gR * scale * YR ** (problem.p - 1)
@@ -110,7 +110,7 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
     t0 = time.perf_counter()
     Theta = np.array([b.theta for b in blocks])
     Z, YL, YR = _slacks(problem, Theta)
-    alpha = problem.alpha
+    alpha = problem.blocks.alpha
     value = product_polynomial(problem, YL, YR, 0 * YL, 0 * YR)[0] + problem.penalty(Theta)
     history = [(0, value, problem.n_errors(Z), np.nan)]
     fewest = (history[0][2], value, Theta, time.time())
@@ -120,8 +120,8 @@ def frank_wolfe(problem, blocks, max_iter=1000, time_limit=None, callback=None):
             gL, gR = _gradients(problem, YL, YR)
             Theta_v = np.empty_like(Theta)
             for d, b in enumerate(blocks):
-                pts = problem.row_points[d]
-                left = problem.row_sides[d] < 0
+                pts = problem.blocks.row_points[d]
+                left = problem.blocks.row_sides[d] < 0
                 cost = np.where(left, gL[pts, d], gR[pts, d])
                 if alpha:  # alpha on w- (y) and w+ (u) of the coordinate rows
                     pen = np.full(b.n_coord, alpha)

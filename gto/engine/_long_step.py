@@ -33,7 +33,7 @@ class LongStepWalker(TreeWalker):
     """
 
     def __init__(self, problem, blocks, objective, sweep=DEFAULT_SWEEP, budget=None):
-        if problem.n_coord or problem.alpha:
+        if problem.blocks.n_coord or problem.blocks.alpha:
             raise ValueError("long steps need point rows only: alpha=0 and max_features=None")
         super().__init__(problem, blocks, objective)
         self.sweep = sweep
@@ -58,21 +58,21 @@ class LongStepWalker(TreeWalker):
             return None
         h = sigma * self._H[d, q]
         if self._product:
-            leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight, self._terms,
+            leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
                        self._degrees, self._stale, True)
             act_left, act_right = self._active(d, b, g, sigma)
-            points, sides = P.row_points[d][rows], P.row_sides[d][rows]
+            points, sides = P.blocks.row_points[d][rows], P.blocks.row_sides[d][rows]
             s0 = product_sweep(self.Zt[d], h, self._terms[d], self._degrees[0, d],
                                self._degrees[1, d], P.p, act_left, act_right, steps, points, sides)
             values = self.objective.finish((s0, np.zeros_like(s0)))
         else:
-            sums = literal_sums(self.Zt[d], h, steps, d, self.EL, self.ER, self.LE, P.sides,
-                                P.point_leaves, P.weight, P.p, False)
+            sums = literal_sums(self.Zt[d], h, steps, d, self.EL, self.ER, self.LE, P.layout.sides,
+                                P.layout.point_leaves, P.data.weight, P.p, False)
             values = self.objective.finish((sums[:, 0], sums[:, 1]))
         k = int(np.argmin(values))
         if self._product:  # the chosen vertex scored afresh (the sweep's sum carries round-off)
             exact = literal_sums(self.Zt[d], h, steps[k:k + 1], d, self.EL, self.ER, self.LE,
-                                 P.sides, P.point_leaves, P.weight, P.p, True)
+                                 P.layout.sides, P.layout.point_leaves, P.data.weight, P.p, True)
             values[k] = self.objective.finish((exact[:, 0], exact[:, 1]))[0]
         return float(values[k]), int(rows[k]), float(steps[k])
 
@@ -82,8 +82,8 @@ class LongStepWalker(TreeWalker):
         n = b.n_real
         r = b.r[:n]
         act = (r > 0) | ((r == 0) & (sigma * g[:n] < 0))
-        left, right = np.zeros(P.N, dtype=bool), np.zeros(P.N, dtype=bool)
-        sides, points = P.row_sides[d], P.row_points[d]
+        left, right = np.zeros(P.data.N, dtype=bool), np.zeros(P.data.N, dtype=bool)
+        sides, points = P.blocks.row_sides[d], P.blocks.row_points[d]
         left[points[sides < 0]] = act[sides < 0]
         right[points[sides > 0]] = act[sides > 0]
         return left, right
@@ -99,7 +99,7 @@ class LongStepWalker(TreeWalker):
             return None
         value, row, step = best
         P = self.problem
-        leaving = P.n_theta + P.start[d] + row + (0 if self.blocks[d].ybasic[row] else P.T)
+        leaving = P.blocks.n_theta + P.blocks.start[d] + row + (0 if self.blocks[d].ybasic[row] else P.blocks.T)
         self._long[int(entering)] = (leaving, row, step, value)
         return leaving, value
 

@@ -39,6 +39,7 @@ Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -81,6 +82,46 @@ ROUND_ENDS = (Status.ITERATION_LIMIT, Status.COMPLETED)
 #: objective's own moves per round are a third of that (issue 11 measurements)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
 KINDS = ("tree", "greedy", "cart", "random", "kick")
+
+
+@dataclass
+class Incumbent:
+    """A restart's best vertex so far: fewest (weighted) errors, ties by objective value."""
+
+    n_errors: float
+    value: float
+    Theta: np.ndarray  # scaled parameters (D, n + 1)
+    found_at: float  # wall clock (time.time()) when it was found
+
+    def key(self):
+        return (self.n_errors, self.value)
+
+
+@dataclass
+class RestartRecord:
+    """The outcome of one restart (picklable for joblib workers)."""
+
+    Theta_count: np.ndarray  # scaled parameters of the fewest-errors vertex
+    Theta_fun: np.ndarray  # scaled parameters of the lowest-objective vertex
+    fun: float  # lowest objective value seen
+    n_errors: float  # fewest (weighted) training errors
+    nit: int
+    status: Status
+    message: str
+    history: np.ndarray  # HISTORY_DTYPE rows of all its walks
+    rounds: int  # walks run (a round's polish walk counts as one)
+    found_at: float  # wall clock when Theta_count was found
+    start: str = ""  # start kind (KINDS, or "axis")
+    time: dict = field(default_factory=dict)  # seconds: "start", "total"
+    time_to_best: float | None = None  # seconds from the call's start to Theta_count
+    coarse: list = field(default_factory=list)  # coarse-to-fine: the subsample restarts
+
+    SUMMARY = ("start", "n_errors", "fun", "nit", "rounds", "status", "message", "time",
+               "time_to_best", "history")
+
+    def summary(self):
+        """The per-restart dict of ``gto.optimize``'s ``restarts``."""
+        return {k: getattr(self, k) for k in self.SUMMARY}
 
 
 def round_lengths(schedule, n_points):
@@ -180,7 +221,7 @@ def _remaining(deadline):
 
 def _walker(problem, Theta, objective, rng, long_steps):
     walker = walker_from_theta(problem, Theta, problem.objective(objective,
-                                                                 problem.X1 @ Theta.T), rng)
+                                                                 problem.data.X1 @ Theta.T), rng)
     return LongStepWalker.from_walker(walker, sweep=long_steps) if long_steps else walker
 
 
@@ -227,7 +268,53 @@ def _race(schedule, polish, best):
     if not schedule["race"] or best is None:
         return None
     share, factor, slack = RACE
-    return max(1, int(share * polish)), best[0][0] * factor + slack
+    return max(1, int(share * polish)), best.n_errors * factor + slack
+
+
+@dataclass
+class _Schedule:
+    """How the rounds of one tabu restart run (module docstring)."""
+
+    single: bool  # one EPTS run: the paper's configuration, or sparse vertices
+    refine: object  # refit starts by robust LPs: True (every round), "start" (the first) or False
+    long_steps: int
+    round_iter: int  # moves per round on the search's objective
+    polish: int  # moves per round on the lexicographic objective
+    patience: int | None  # rounds' worth of moves without fewer errors (None: time-driven)
+
+
+def _schedule(problem, objective, max_iter, schedule, deadline):
+    paper = schedule["paper"]
+    # the LP refits are dense and count-driven: not with a penalty or a feature budget
+    dense = problem.blocks.alpha == 0 and problem.blocks.n_coord == 0
+    refine = not paper and schedule["refine"] and dense and max_iter > 0  # 0: the start's vertex
+    single = paper or not dense  # sparse vertices: one run (kicks would be dense)
+    round_iter, polish = round_lengths(schedule, problem.data.N)
+    if objective in ("count", "lexicographic"):  # counts already: one walk per round
+        round_iter, polish = round_iter + polish, 0
+    return _Schedule(single, refine, 0 if single else schedule["long_steps"], round_iter,
+                     0 if single else polish,
+                     schedule["patience"] if deadline is None else None)
+
+
+@dataclass
+class _Rounds:
+    """The state of one restart's rounds."""
+
+    queue: list  # starts of the next rounds, before the kicks
+    used: int = 0  # moves so far
+    rounds: int = 0
+    best: Incumbent | None = None
+    by_fun: tuple | None = None  # (lowest objective value, its scaled parameters)
+    histories: list = field(default_factory=list)
+    kicked: list = field(default_factory=list)  # decisions the last kick redrew
+    last_better: int = 0  # moves until the last fewer errors
+
+    def offer(self, found):
+        if self.best is None or found.key() < self.best.key():
+            if self.best is None or found.n_errors < self.best.n_errors:
+                self.last_better = self.used
+            self.best = found
 
 
 def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
@@ -236,67 +323,78 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
 
     ``others``: callables giving further starts (scaled parameters), each the
     start of one round after the first, before the kicks begin."""
-    paper = schedule["paper"]
-    # the LP refits are dense and count-driven: not with a penalty or a feature budget
-    dense = problem.alpha == 0 and problem.n_coord == 0
-    refine = not paper and schedule["refine"] and dense and max_iter > 0  # 0: the start's vertex
-    single = paper or not dense  # sparse vertices: one run (kicks would be dense)
-    long_steps = 0 if single else schedule["long_steps"]
-    round_iter, polish = round_lengths(schedule, problem.N)
-    if objective in ("count", "lexicographic"):  # counts already: one walk per round
-        round_iter, polish = round_iter + polish, 0
-    polish = 0 if single else polish
-    rounds, used, best, by_fun, histories, kicked, last_better = 0, 0, None, None, [], [], 0
-    queue = list(others) if not single else []
+    plan = _schedule(problem, objective, max_iter, schedule, deadline)
+    state = _Rounds(queue=list(others) if not plan.single else [])
     Theta = Theta0
     while True:
-        if refine and (schedule["refine"] is True or not rounds):
+        if plan.refine and (schedule["refine"] is True or not state.rounds):
             Theta, _ = refine_theta(problem, Theta, rng, rounds=schedule["refine_rounds"],
-                                    last=kicked)
-        walker = _walker(problem, Theta, objective, rng, long_steps)
-        budget = max_iter - used if single else min(round_iter, max_iter - used)
-        res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
-                                                    search_options, _rows(histories),
-                                                    done=used)
-        histories.append(history)
-        used, rounds = used + int(res.nit), rounds + 1
-        if by_fun is None or res.fun < by_fun[0]:
-            by_fun = (float(res.fun), res.x.reshape(problem.D, problem.m))
-        stop = res.status not in ROUND_ENDS or (deadline is not None and time.time() >= deadline)
-        if polish and not stop and used < max_iter:
-            lex = _walker(problem, count[2], "lexicographic", rng, 0)
-            res2, history, count2, found2 = _tabu_round(lex, min(polish, max_iter - used),
-                                                        deadline, rng, callback, search_options,
-                                                        _rows(histories), polish=True,
-                                                        done=used, race=_race(schedule, polish,
-                                                                              best))
-            histories.append(history)
-            used = used + int(res2.nit)
-            if count2[0] < count[0]:  # scored again on the search's objective
-                value = problem.value(objective, count2[2])
-                count, found_at = (count2[0], value, count2[2]), found2
-            res = res2 if res2.status not in ROUND_ENDS else res  # its stop reason is the restart's
-            stop = res2.status not in ROUND_ENDS or (deadline is not None and time.time() >= deadline)
-        if best is None or count[:2] < best[0][:2]:
-            if best is None or count[0] < best[0][0]:
-                last_better = used  # moves until the last fewer errors
-            best = (count, found_at)
-        patience = schedule["patience"] if deadline is None else None  # time-driven
-        if (single or stop or used >= max_iter or res.nit == 0 or best[0][0] <= 0
-                or (patience is not None and not queue
-                    and used - last_better >= patience * (round_iter + polish))):
+                                    last=state.kicked)
+        res, stop = _round(problem, Theta, objective, max_iter, deadline, rng, callback,
+                           schedule, search_options, plan, state)
+        if _restart_ends(plan, state, res, stop, max_iter):
             break
-        if queue:
-            Theta, kicked = queue.pop(0)(), []
-        elif schedule["kick"]:
-            Theta, kicked = kick_theta(problem, best[0][2], rng)
-        else:  # the next round from the best vertex so far
-            Theta = best[0][2]
-    (count, _, Theta_count), found_at = best
-    return {"Theta_count": Theta_count, "Theta_fun": by_fun[1], "fun": by_fun[0],
-            "n_errors": count, "nit": used, "status": Status(res.status), "message": res.message,
-            "history": np.concatenate(histories), "found_at": found_at,
-            "rounds": len(histories)}
+        Theta = _next_start(problem, state, schedule, rng)
+    return RestartRecord(Theta_count=state.best.Theta, Theta_fun=state.by_fun[1],
+                         fun=state.by_fun[0], n_errors=state.best.n_errors, nit=state.used,
+                         status=Status(res.status), message=res.message,
+                         history=np.concatenate(state.histories),
+                         found_at=state.best.found_at, rounds=len(state.histories))
+
+
+def _past(deadline):
+    return deadline is not None and time.time() >= deadline
+
+
+def _round(problem, Theta, objective, max_iter, deadline, rng, callback, schedule,
+           search_options, plan, state):
+    """One round: EPTS on the objective from ``Theta``, then the polish walk on the
+    lexicographic objective from its fewest-errors vertex; ``(result, stop)``."""
+    walker = _walker(problem, Theta, objective, rng, plan.long_steps)
+    budget = max_iter - state.used if plan.single else min(plan.round_iter, max_iter - state.used)
+    res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
+                                                search_options, _rows(state.histories),
+                                                done=state.used)
+    state.histories.append(history)
+    state.used, state.rounds = state.used + int(res.nit), state.rounds + 1
+    if state.by_fun is None or res.fun < state.by_fun[0]:
+        state.by_fun = (float(res.fun), res.x.reshape(problem.layout.D, problem.data.m))
+    stop = res.status not in ROUND_ENDS or _past(deadline)
+    found = Incumbent(*count, found_at)
+    if plan.polish and not stop and state.used < max_iter:
+        lex = _walker(problem, found.Theta, "lexicographic", rng, 0)
+        res2, history, count2, found2 = _tabu_round(lex, min(plan.polish, max_iter - state.used),
+                                                    deadline, rng, callback, search_options,
+                                                    _rows(state.histories), polish=True,
+                                                    done=state.used,
+                                                    race=_race(schedule, plan.polish, state.best))
+        state.histories.append(history)
+        state.used = state.used + int(res2.nit)
+        if count2[0] < found.n_errors:  # scored again on the search's objective
+            found = Incumbent(count2[0], problem.value(objective, count2[2]), count2[2], found2)
+        res = res2 if res2.status not in ROUND_ENDS else res  # its stop reason is the restart's
+        stop = res2.status not in ROUND_ENDS or _past(deadline)
+    state.offer(found)
+    return res, stop
+
+
+def _restart_ends(plan, state, res, stop, max_iter):
+    """The restart's stopping rules (module docstring)."""
+    return (plan.single or stop or state.used >= max_iter or res.nit == 0
+            or state.best.n_errors <= 0
+            or (plan.patience is not None and not state.queue
+                and state.used - state.last_better >= plan.patience * (plan.round_iter + plan.polish)))
+
+
+def _next_start(problem, state, schedule, rng):
+    """The next round's start: the portfolio's other starts, then kicks of the best."""
+    if state.queue:
+        Theta, state.kicked = state.queue.pop(0)(), []
+    elif schedule["kick"]:
+        Theta, state.kicked = kick_theta(problem, state.best.Theta, rng)
+    else:  # the next round from the best vertex so far
+        Theta = state.best.Theta
+    return Theta
 
 
 def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options):
@@ -314,15 +412,15 @@ def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options)
                   (*final.best_count, final.best_count_time),
                   (*fewest_vertex.best_count, fewest[3])]
     count, _, Theta_count, found_at = min(candidates, key=lambda c: c[:2])
-    return {"Theta_count": Theta_count, "Theta_fun": final.theta(), "fun": final.value,
-            "n_errors": count, "nit": len(hist) - 1, "status": status, "message": message,
-            "history": _history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw")),
-            "found_at": found_at, "rounds": 1}
+    return RestartRecord(Theta_count=Theta_count, Theta_fun=final.theta(), fun=final.value,
+                         n_errors=count, nit=len(hist) - 1, status=status, message=message,
+                         history=_history(hist[:, 1], hist[:, 2], np.full(len(hist), "fw")),
+                         found_at=found_at, rounds=1)
 
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
                 options, origin, incumbent=None, others=()):
-    """One restart; returns a plain dict (picklable for joblib workers).
+    """One restart; its :class:`RestartRecord`.
 
     ``origin`` is the wall-clock start of the whole call, for ``time_to_best``;
     ``incumbent``: scaled parameters of the best tree so far, for a kick;
@@ -340,6 +438,6 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
                        search_options, starts)
     else:
         run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, search_options)
-    run.update(start=kind, time={"start": t_start, "total": time.perf_counter() - t0},
-               time_to_best=run.pop("found_at") - origin)
+    run.start, run.time = kind, {"start": t_start, "total": time.perf_counter() - t0}
+    run.time_to_best = run.found_at - origin
     return run

@@ -36,7 +36,7 @@ class Objective:
         self.name = name
         self.problem = problem
         self.product = name == "product"
-        self.eps = lexicographic_eps(problem.weight)
+        self.eps = lexicographic_eps(problem.data.weight)
         self.lex_scale = max(float(lex_scale), 1e-12)
 
     def finish(self, sums):
@@ -52,9 +52,9 @@ class Objective:
         """Objective of the (N, K) leaf errors."""
         P = self.problem
         if self.product:
-            return float(P.weight @ point_errors(LE, P.mask, "product"))
-        total = P.weight @ point_errors(LE, P.mask, "minimum")
-        count = P.weight @ point_errors(LE, P.mask, "count")
+            return float(P.data.weight @ point_errors(LE, P.layout.mask, "product"))
+        total = P.data.weight @ point_errors(LE, P.layout.mask, "minimum")
+        count = P.data.weight @ point_errors(LE, P.layout.mask, "count")
         return float(self.finish((np.array([total]), np.array([count])))[0])
 
 
@@ -140,23 +140,22 @@ class TripleRows:
 class TreeProblem:
     """Validated, merged and scaled data for one tree structure.
 
-    Composed of :class:`PreparedData` (``data``), :class:`Layout` (``layout``)
-    and :class:`TripleRows` (``triple_rows``); their attributes are also the
-    problem's own (``P.X1``, ``P.mask``, ``P.rows``, ...), read in the hot loops.
+    Holds three parts, read by name: ``data`` (:class:`PreparedData`: ``P.data.X1``,
+    ``P.data.weight``, ``P.data.N``...), ``layout`` (:class:`Layout`: ``P.layout.D``,
+    ``P.layout.mask``...) and ``blocks`` (:class:`TripleRows`: ``P.blocks.rows[d]``,
+    ``P.blocks.n_theta``, ``P.blocks.alpha``...); ``p`` is the power on the decision errors.
     """
 
     def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
                  max_features=None):
         self.data = PreparedData(tree, X, y, sample_weight, coordinate_rows)
         self.layout = Layout(tree, self.data.y)
-        self.triple_rows = TripleRows(tree, self.data, coordinate_rows, alpha, max_features)
-        for part in (self.data, self.layout, self.triple_rows):
-            self.__dict__.update(vars(part))
+        self.blocks = TripleRows(tree, self.data, coordinate_rows, alpha, max_features)
         self.p = p
 
     def penalty(self, Theta):
         """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (DESIGN §3b)."""
-        return self.alpha * float(np.abs(np.asarray(Theta)[:, :-1]).sum())
+        return self.blocks.alpha * float(np.abs(np.asarray(Theta)[:, :-1]).sum())
 
     # -- evaluation ------------------------------------------------------------
     def decision_errors(self, Z):
@@ -164,19 +163,19 @@ class TreeProblem:
 
     def leaf_errors(self, Z):
         left, right = self.decision_errors(Z)
-        return left @ self.SL.T + right @ self.SR.T
+        return left @ self.layout.SL.T + right @ self.layout.SR.T
 
     def n_errors(self, Z):
         """Weighted misclassified count under the strict rule (z <= 0 goes left)."""
-        return float(self.weight @ self.misclassified(np.ascontiguousarray(Z.T)))
+        return float(self.data.weight @ self.misclassified(np.ascontiguousarray(Z.T)))
 
     def misclassified(self, Zt):
         """Bool per point from decision values ``Zt`` (D, N): misclassified (strict rule)."""
-        return misclassified(Zt, self.child_kind, self.child_index, self.mask)
+        return misclassified(Zt, self.layout.child_kind, self.layout.child_index, self.layout.mask)
 
     def value(self, objective, Theta):
         """The ``objective``'s value (no penalty) at scaled parameters ``Theta`` (D, n + 1)."""
-        Z = self.X1 @ np.asarray(Theta).T
+        Z = self.data.X1 @ np.asarray(Theta).T
         return float(self.objective(objective, Z)(self.leaf_errors(Z)))
 
     def objective(self, name, Z=None):
@@ -184,7 +183,7 @@ class TreeProblem:
         scale = 1.0
         if name == "lexicographic" and Z is not None:
             LE = self.leaf_errors(Z)
-            scale = self.weight @ np.where(self.mask, LE, np.inf).min(axis=1)
+            scale = self.data.weight @ np.where(self.layout.mask, LE, np.inf).min(axis=1)
         return Objective(name, self, lex_scale=scale)
 
     # -- trees -----------------------------------------------------------------
@@ -196,12 +195,12 @@ class TreeProblem:
         on a hyperplane (a CART threshold equal to a data value) a rounding error
         to the other side, that decision's offset moves to the middle of the gap.
         """
-        W, gamma = self.scaler.to_scaled(tree.W, tree.gamma)
+        W, gamma = self.data.scaler.to_scaled(tree.W, tree.gamma)
         Theta = np.column_stack([W, gamma])
-        if tree.has_subsets or not self.N:
+        if tree.has_subsets or not self.data.N:
             return Theta
-        left = tree.decision_values(self.X_points) <= 0
-        Z = self.X1 @ Theta.T
+        left = tree.decision_values(self.data.X_points) <= 0
+        Z = self.data.X1 @ Theta.T
         for d in range(Theta.shape[0]):
             low = Z[left[:, d], d].max(initial=-np.inf)
             high = Z[~left[:, d], d].min(initial=np.inf)
@@ -221,5 +220,5 @@ class TreeProblem:
         if snap:
             Theta[:, :-1][np.abs(Theta[:, :-1]) < SNAP_TOL] = 0.0
             Theta[:, -1] += BOUNDARY_TOL
-        W, gamma = self.scaler.to_original(Theta[:, :-1], Theta[:, -1])
-        return Tree(self.structure, self.n_features, W=W, gamma=gamma)
+        W, gamma = self.data.scaler.to_original(Theta[:, :-1], Theta[:, -1])
+        return Tree(self.layout.structure, self.layout.n_features, W=W, gamma=gamma)

@@ -19,8 +19,8 @@ MAX_ENUMERATED_CLASSES = 6  # ambiguous classes whose every split is tried
 
 def _subtree_classes(problem, d):
     """Class labels of the leaves left and right of decision d."""
-    col = problem.sides[:, d]
-    leaves = problem.template.leaf_classes
+    col = problem.layout.sides[:, d]
+    leaves = problem.layout.template.leaf_classes
     return set(leaves[col < 0].tolist()), set(leaves[col > 0].tolist())
 
 
@@ -48,8 +48,8 @@ def _robust_lp(problem, points, go_left, rng):
 
     Weights 1/(total weight of each side).  Returns ``(objective, theta)``.
     """
-    X1 = problem.X1[points]
-    w = problem.weight[points]
+    X1 = problem.data.X1[points]
+    w = problem.data.weight[points]
     side = np.where(go_left, -1.0, 1.0)
     rows = side[:, None] * X1
     cost = w / np.where(go_left, w[go_left].sum(), w[~go_left].sum())
@@ -67,13 +67,13 @@ def _robust_lp(problem, points, go_left, rng):
 def _top_down(problem, rng, split):
     """Top-down, one decision at a time (preorder): ``split(points, go_left)`` gives
     ``(objective, theta)`` for each way of sending the classes left, the best is kept."""
-    Theta = np.zeros((problem.D, problem.m))
-    reach = {0: np.arange(problem.N)}
-    children = problem.template.children
-    for d in range(problem.D):  # preorder: parents first
+    Theta = np.zeros((problem.layout.D, problem.data.m))
+    reach = {0: np.arange(problem.data.N)}
+    children = problem.layout.template.children
+    for d in range(problem.layout.D):  # preorder: parents first
         points = reach.get(d, np.arange(0))
         left_classes, right_classes = _subtree_classes(problem, d)
-        y = problem.y[points]
+        y = problem.data.y[points]
         useful = np.isin(y, list(left_classes | right_classes))
         points, y = points[useful], y[useful]
         best = None
@@ -85,7 +85,7 @@ def _top_down(problem, rng, split):
             if best is None or value < best[0]:
                 best = (value, theta)
         Theta[d] = best[1] if best else random_theta(problem, rng, points)
-        z = problem.X1[reach.get(d, np.arange(0))] @ Theta[d]
+        z = problem.data.X1[reach.get(d, np.arange(0))] @ Theta[d]
         for (kind, child), mask in zip(children[d], (z <= 0, z > 0)):
             if kind == "d":
                 reach[child] = reach[d][mask]
@@ -111,12 +111,12 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     """
     rng = np.random.default_rng(rng)
     Theta = np.array(Theta, dtype=float)
-    Zt = np.ascontiguousarray((problem.X1 @ Theta.T).T)
-    count = float(problem.weight @ problem.misclassified(Zt))
-    order = [d for d in range(problem.D) if d not in last] + list(last)
+    Zt = np.ascontiguousarray((problem.data.X1 @ Theta.T).T)
+    count = float(problem.data.weight @ problem.misclassified(Zt))
+    order = [d for d in range(problem.layout.D) if d not in last] + list(last)
     # decision d's LP depends on the other decisions only: refit it only if one of
     # them changed since its last fit
-    stale = np.ones(problem.D, dtype=bool)
+    stale = np.ones(problem.layout.D, dtype=bool)
     for _ in range(rounds):
         improved = False
         for d in order:
@@ -133,8 +133,8 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
                 continue
             _, theta = _robust_lp(problem, np.flatnonzero(care), forced[0][care], rng)
             Z = Zt.copy()
-            Z[d] = problem.X1 @ theta
-            new = float(problem.weight @ problem.misclassified(Z))
+            Z[d] = problem.data.X1 @ theta
+            new = float(problem.data.weight @ problem.misclassified(Z))
             if new < count:
                 count, Zt, Theta[d], improved = new, Z, theta, True
                 stale[:] = True
@@ -148,7 +148,7 @@ def kick_theta(problem, Theta, rng, n_decisions=1):
     """A perturbation of ``Theta``: ``n_decisions`` random decisions redrawn through a
     random point.  Returns ``(Theta, kicked decisions)``."""
     Theta = np.array(Theta, dtype=float)
-    kicked = rng.choice(problem.D, size=min(n_decisions, problem.D), replace=False).tolist()
+    kicked = rng.choice(problem.layout.D, size=min(n_decisions, problem.layout.D), replace=False).tolist()
     for d in kicked:
         Theta[d] = random_theta(problem, rng)
     return Theta, kicked
@@ -156,15 +156,15 @@ def kick_theta(problem, Theta, rng, n_decisions=1):
 
 def random_theta(problem, rng, points=None):
     """A random hyperplane through a random data point (one decision)."""
-    points = np.arange(problem.N) if points is None or len(points) == 0 else points
-    w = rng.standard_normal(problem.n)
-    x = problem.X1[rng.choice(points), :-1]
+    points = np.arange(problem.data.N) if points is None or len(points) == 0 else points
+    w = rng.standard_normal(problem.data.n)
+    x = problem.data.X1[rng.choice(points), :-1]
     return np.append(w, w @ x)
 
 
 def random_start(problem, rng):
     """Random parameters for every decision, for restarts."""
-    return np.array([random_theta(problem, rng) for _ in range(problem.D)])
+    return np.array([random_theta(problem, rng) for _ in range(problem.layout.D)])
 
 
 def is_complete(tree):
@@ -186,17 +186,17 @@ def cart_tree(problem, random_state=0):
     """
     from sklearn.tree import DecisionTreeClassifier
 
-    template = problem.template
+    template = problem.layout.template
     if not is_complete(template):
         raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
     depth = int(np.count_nonzero(template.sides[0]))
-    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
     big = float(np.finfo(np.float32).max)  # scikit-learn's trees work in float32
     model.fit(np.clip(X, -big, big), y, sample_weight=w)
     t = model.tree_
-    W = np.zeros((problem.D, X.shape[1]))  # original columns (the scaled space may have fewer)
-    gamma = np.ones(problem.D)  # w = 0, gamma = 1: every point goes left
+    W = np.zeros((problem.layout.D, X.shape[1]))  # original columns (the scaled space may have fewer)
+    gamma = np.ones(problem.layout.D)  # w = 0, gamma = 1: every point goes left
 
     def place(d, c):
         if c >= 0 and t.children_left[c] >= 0:
@@ -213,7 +213,7 @@ def cart_tree(problem, random_state=0):
     tree = template.copy()
     tree.W, tree.gamma = W, gamma
     best = tree.n_errors(X, y, w)
-    for d in range(problem.D):  # preorder: parents first
+    for d in range(problem.layout.D):  # preorder: parents first
         flipped = tree.copy()
         W2, g2 = flipped.W.copy(), flipped.gamma.copy()
         W2[d], g2[d] = -W2[d], -g2[d]
@@ -288,14 +288,14 @@ def axis_aligned_tree(problem):
     the root sends them.  ``O(n^2 N^2)`` time.  Raises ValueError for other
     structures.  A start for ``max_features=1`` (see :func:`gto.optimize`).
     """
-    template = problem.template
+    template = problem.layout.template
     depth = int(np.count_nonzero(template.sides, axis=1).max())
     if not is_complete(template) or depth > 2:
         raise ValueError("the exact axis-aligned start needs a complete structure of depth 1 or 2")
-    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     N, n = X.shape
     leaves = template.leaf_classes
-    W, gamma = np.zeros((problem.D, n)), np.zeros(problem.D)
+    W, gamma = np.zeros((problem.layout.D, n)), np.zeros(problem.layout.D)
 
     def set_split(d, f, k, rev, values):
         t = _threshold(np.sort(values), k)

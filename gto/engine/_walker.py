@@ -1,16 +1,16 @@
 """The structured walker: EPTS on the tree polytope (DESIGN §3, paper §4-5.2).
 
 A vertex is D blocks of n + 1 tight rows: triples and, with sparse vertices
-(DESIGN §3b, ``problem.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
+(DESIGN §3b, ``problem.blocks.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
 2 D (n + 1) edges each move one decision only, so the objective of a
 neighbour is updated from the cached leaf errors of the other decisions.
 Variables are numbered as the columns of the standard form:
-``[theta | y | u]`` over all rows (``problem.R``: per decision its triples,
+``[theta | y | u]`` over all rows (``problem.blocks.R``: per decision its triples,
 then its coordinate rows, whose y and u are ``w-`` and ``w+``), so this
 walker and the standard-form reference walker name the same edges the same
-way.  The L1 penalty (``problem.alpha``) adds ``alpha * sum |w|`` at each
+way.  The L1 penalty (``problem.blocks.alpha``) adds ``alpha * sum |w|`` at each
 edge's end to its score (linear along the edge: the ratio test stops where
-a weight reaches 0); the feature budget (``problem.max_features``) drops
+a weight reaches 0); the feature budget (``problem.blocks.max_features``) drops
 edges that would exceed it, except that a freed weight may swap with the
 first weight its ray takes to 0 (:func:`gto.engine._kernels.edge_slots`).
 
@@ -53,34 +53,35 @@ class TreeWalker(Walker):
         self.blocks = blocks
         self.objective = objective
         self._product = objective.product
-        self._H = np.empty((P.D, P.m, P.N))  # per decision, the points' rates along its edges
+        self._H = np.empty((P.layout.D, P.data.m, P.data.N))  # per decision, the points' rates along its edges
         for b, H in zip(blocks, self._H):
-            b.track(P.X1, out=H)
-        self.n_variables = P.n_theta + 2 * P.R
-        self._X1t = np.ascontiguousarray(P.X1.T)
+            b.track(P.data.X1, out=H)
+        self.n_variables = P.blocks.n_theta + 2 * P.blocks.R
+        self._X1t = np.ascontiguousarray(P.data.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
-        self._znew = np.empty(P.N)
+        self._znew = np.empty(P.data.N)
         self._exact_errors()
-        self._alpha = P.alpha
-        self._budget = -1 if P.max_features is None else P.max_features
+        self._alpha = P.blocks.alpha
+        self._budget = -1 if P.blocks.max_features is None else P.blocks.max_features
         self._pen = np.array([self._penalty(b.theta) for b in blocks])  # per decision
         self._value = float(objective(self.LE)) + float(self._pen.sum())
-        self.count = float(P.weight @ self._wrong)
+        self.count = float(P.data.weight @ self._wrong)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
         self.counts = [self.count]
-        self._width = 2 * P.m  # edge slots per decision
-        self._valid = np.zeros(P.D * self._width, dtype=bool)
-        self._entering = np.zeros(P.D * self._width, dtype=np.int64)
-        self._leaving = np.zeros(P.D * self._width, dtype=np.int64)
-        self._coef = np.zeros(P.D * self._width)
-        self._dpen = np.zeros(P.D * self._width)  # penalty change along each slot's edge
-        self._fresh = [False] * P.D
-        self._terms = np.zeros((P.D, 2 * (P.point_leaves.shape[1] + 1) + 4, P.N))
-        self._degrees = np.zeros((2, P.D), dtype=np.int64)
-        self._stale = np.ones(P.D, dtype=bool)  # per decision: leaf terms out of date
+        self._width = 2 * P.data.m  # edge slots per decision
+        self._valid = np.zeros(P.layout.D * self._width, dtype=bool)
+        self._entering = np.zeros(P.layout.D * self._width, dtype=np.int64)
+        self._leaving = np.zeros(P.layout.D * self._width, dtype=np.int64)
+        self._coef = np.zeros(P.layout.D * self._width)
+        self._dpen = np.zeros(P.layout.D * self._width)  # penalty change along each slot's edge
+        self._fresh = [False] * P.layout.D
+        self._terms = np.zeros((P.layout.D, 2 * (P.layout.point_leaves.shape[1] + 1) + 4, P.data.N))
+        self._degrees = np.zeros((2, P.layout.D), dtype=np.int64)
+        self._stale = np.ones(P.layout.D, dtype=bool)  # per decision: leaf terms out of date
         self._located = (None, None)  # (entering, _locate's answer) at this vertex
-        self._layout = (P.n_theta, P.R, P.m, P.row_decision.tolist(), P.row_start.tolist())
+        self._layout = (P.blocks.n_theta, P.blocks.R, P.data.m, P.blocks.row_decision.tolist(),
+                        P.blocks.row_start.tolist())
         self.pivots = 0
 
     def __setstate__(self, state):
@@ -93,7 +94,7 @@ class TreeWalker(Walker):
     def _exact_errors(self):
         P = self.problem
         self.EL, self.ER = P.decision_errors(self.Zt.T)
-        self.LE = self.EL @ P.SL.T + self.ER @ P.SR.T
+        self.LE = self.EL @ P.layout.SL.T + self.ER @ P.layout.SR.T
         self._wrong = P.misclassified(self.Zt)
 
     # -- Walker interface --------------------------------------------------------
@@ -111,10 +112,10 @@ class TreeWalker(Walker):
 
     def basis(self):
         P = self.problem
-        ids = [np.arange(P.n_theta)]
+        ids = [np.arange(P.blocks.n_theta)]
         for d, b in enumerate(self.blocks):
             local = np.flatnonzero(~b.in_block[: b.n_real])
-            ids.append(P.n_theta + P.row_start[d] + local + np.where(b.ybasic[local], 0, P.R))
+            ids.append(P.blocks.n_theta + P.blocks.row_start[d] + local + np.where(b.ybasic[local], 0, P.blocks.R))
         return np.concatenate(ids)
 
     def candidates(self):
@@ -123,10 +124,10 @@ class TreeWalker(Walker):
                 self._refresh(d)
         P = self.problem
         slots = np.flatnonzero(self._valid)
-        leaf_terms(self.EL, self.ER, self.LE, P.point_leaves, P.sides, P.weight, self._terms,
+        leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
                    self._degrees, self._stale, self._product)
         sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
-                          self._degrees, P.weight, P.p, self._product)
+                          self._degrees, P.data.weight, P.p, self._product)
         values = self.objective.finish((sums[:, 0], sums[:, 1]))
         if self._alpha:
             values = values + (self._pen.sum() + self._dpen[slots])
@@ -138,8 +139,8 @@ class TreeWalker(Walker):
             return -1, float("nan")
         P = self.problem
         d, q, _, _, leaving, c = found
-        sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.EL, self.ER, self.LE, P.sides,
-                         P.point_leaves, P.weight, P.p, self._product)
+        sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.EL, self.ER, self.LE, P.layout.sides,
+                         P.layout.point_leaves, P.data.weight, P.p, self._product)
         value = float(self.objective.finish(sums))
         if self._alpha:
             b = self.blocks[d]
@@ -155,8 +156,8 @@ class TreeWalker(Walker):
         d, q, sigma, leave, leaving_id, _ = found
         b = self.blocks[d]
         if leaving != leaving_id:
-            leave = int(leaving) - P.n_theta - P.row_start[d]
-            leave -= P.R if leave >= P.R else 0
+            leave = int(leaving) - P.blocks.n_theta - P.blocks.row_start[d]
+            leave -= P.blocks.R if leave >= P.blocks.R else 0
             if not (0 <= leave < b.n_real) or not b.is_leaving(q, sigma, leave):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
         b.pivot(q, sigma, leave)
@@ -168,8 +169,9 @@ class TreeWalker(Walker):
             self.Zt[d] = b.theta @ self._X1t
             self._exact_errors()
         s0, s1, count = vertex_update(
-            self._X1t, b.theta, d, self.Zt, self._znew, self.EL, self.ER, self.LE, P.sides,
-            P.point_leaves, P.weight, P.p, self._product, P.child_kind, P.child_index, P.mask,
+            self._X1t, b.theta, d, self.Zt, self._znew, self.EL, self.ER, self.LE, P.layout.sides,
+            P.layout.point_leaves, P.data.weight, P.p, self._product, P.layout.child_kind,
+            P.layout.child_index, P.layout.mask,
             self._wrong,
         )
         self._pen[d] = self._penalty(b.theta)
@@ -189,12 +191,13 @@ class TreeWalker(Walker):
         steps, leave = b.ratio_test_all()
         csteps, cleave = b.coordinate_ratio_test_all() if self._budget >= 0 else (steps, -1 - leave)
         j0 = d * self._width
-        edge_slots(steps, leave, csteps, cleave, b.tight, b.n_real, b.ybasic, P.n_theta + P.row_start[d], P.R,
+        edge_slots(steps, leave, csteps, cleave, b.tight, b.n_real, b.ybasic,
+                   P.blocks.n_theta + P.blocks.row_start[d], P.blocks.R,
                    b.coord, b.n_coord, self._budget, self._valid, self._entering, self._leaving,
                    self._coef, j0)
         if self._alpha:  # sum |w| at each edge's end: w + coef * (column q of M^-1)
             coef = self._coef[j0: j0 + self._width]
-            ends = b.theta[:-1, None] + b.Binv[:-1, np.arange(self._width) % P.m] * coef
+            ends = b.theta[:-1, None] + b.Binv[:-1, np.arange(self._width) % P.data.m] * coef
             self._dpen[j0: j0 + self._width] = self._alpha * np.abs(ends).sum(axis=0) - self._pen[d]
         self._fresh[d] = True
 
@@ -241,19 +244,19 @@ class TreeWalker(Walker):
 def walker_from_theta(problem, Theta, objective, rng=None):
     """Crossover (Theorem 4.1) from scaled parameters, then a walker at that vertex.
 
-    With a feature budget (``problem.max_features``) each decision first keeps
+    With a feature budget (``problem.blocks.max_features``) each decision first keeps
     only its largest ``max_features`` weights (scaled units); the crossover
     then keeps the zeros at zero, so the walk starts within the budget.
     """
     from ._crossover import crossover_blocks, margin_scaled
 
-    Theta = sparsified(Theta, problem.max_features)
-    Z = problem.X1 @ Theta.T
+    Theta = sparsified(Theta, problem.blocks.max_features)
+    Z = problem.data.X1 @ Theta.T
     shift, scale = margin_scaled(Z)
     Theta[:, -1] += shift
     Theta *= scale[:, None]
-    blocks = crossover_blocks(problem.rows, problem.triple_weight, Theta, rng, problem.rhs,
-                              problem.n_point, problem.n_coord)
+    blocks = crossover_blocks(problem.blocks.rows, problem.blocks.triple_weight, Theta, rng, problem.blocks.rhs,
+                              problem.blocks.n_point, problem.blocks.n_coord)
     return TreeWalker(problem, blocks, objective)
 
 

@@ -15,6 +15,7 @@ import logging
 import numbers
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -109,8 +110,8 @@ def _check_sparsity(alpha, max_features, n_features):
 
 def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed, callback,
                 options, origin, incumbent=None, stop=None, others=()):
-    """One restart (:func:`gto.engine._portfolio.run_restart`) under a stop flag; a plain dict
-    (picklable for joblib workers), None if stopped before it began.
+    """One restart (:func:`gto.engine._portfolio.run_restart`) under a stop flag; its
+    :class:`~gto.engine._portfolio.RestartRecord`, None if stopped before it began.
 
     ``stop`` (:class:`~gto.utils._interrupt.StopRequest`) is polled between iterations,
     and Ctrl-C in this process sets it.
@@ -123,10 +124,10 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     with stop_on_sigint(stop):
         run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
                        _polling(callback, stop), options, origin, incumbent, others)
-    if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
+    if run.status == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
         stop.set()
     if stop.is_set():
-        run["status"], run["message"] = Status.INTERRUPTED, Status.INTERRUPTED.message
+        run.status, run.message = Status.INTERRUPTED, Status.INTERRUPTED.message
     return run
 
 
@@ -248,74 +249,147 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         )
     t0, origin = time.perf_counter(), time.time()  # the time limit counts the set-up too
     tree = as_tree(tree)
-    _check_args(objective, method, p, max_iter, restarts, time_limit, init)
-    if callback is not None and n_jobs != 1 and restarts > 1:
-        raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
-    _check_sparsity(alpha, max_features, tree.n_features)
-    if method == "frank-wolfe" and max_features is not None:
-        raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
-    X_checked, y_checked, w_checked = check_fit_data(tree, X, y, sample_weight)
-    used = _used_part(tree, np.unique(y_checked[w_checked > 0]))
+    call = _Call(objective, method, p, max_iter, time_limit, restarts, n_jobs, random_state,
+                 callback, init, options, alpha, max_features, verbose)
+    _validate(tree, call)
+    checked = check_fit_data(tree, X, y, sample_weight)
+    used = _used_part(tree, np.unique(checked[1][checked[2] > 0]))
     if used is not None:  # subtrees holding only classes absent from y: fit the rest
-        res = optimize(used[0], X, y, objective, method, p=p, max_iter=max_iter,
-                       time_limit=time_limit, restarts=restarts, n_jobs=n_jobs,
-                       random_state=random_state, callback=callback, sample_weight=sample_weight,
-                       init=init, options=options, alpha=alpha, max_features=max_features,
-                       verbose=verbose)
-        res.tree = _expand(tree, res.tree, used[1])
-        res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
-        res.tree.record_training(X_checked, y_checked, w_checked,
-                                 feature_names=res.tree.feature_names, target=tree.target)
-        return res
-    schedule, _ = split_options(method, options)
+        return _fit_used_part(tree, used, X, y, sample_weight, call, checked)
+    plan = _plan(tree, X, y, sample_weight, call, origin)
+    runs, interrupted = _run_rounds(plan, tree, call, origin)
+    res = _assemble(plan, tree, X, call, runs, interrupted, t0)
+    if res.status == Status.INTERRUPTED:
+        warnings.warn("gto.optimize was interrupted (Ctrl-C): returning the best tree so far "
+                      f"({len(runs)} of {restarts} restart(s) ran)", RuntimeWarning, stacklevel=2)
+    return res
+
+
+@dataclass(frozen=True)
+class _Call:
+    """The search settings of one :func:`optimize` call (its arguments but the data)."""
+
+    objective: str
+    method: str
+    p: int
+    max_iter: int
+    time_limit: float | None
+    restarts: int
+    n_jobs: int
+    random_state: object
+    callback: object
+    init: str
+    options: dict | None
+    alpha: float
+    max_features: int | None
+    verbose: int
+
+
+@dataclass
+class _Plan:
+    """The prepared problem and the restarts' starts, seeds and deadline."""
+
+    problem: TreeProblem
+    kinds: list  # start kind of each restart (gto.engine._portfolio.start_kinds)
+    others: list  # start kinds of the first restart's later rounds, before its kicks
+    seeds: list  # one SeedSequence per restart, and one for the coarse-to-fine subsample
+    deadline: float | None  # wall-clock end (time.time()), None without a time limit
+    start_errors: float  # the given tree's (weighted) training errors
+    paper: bool  # Algorithm 5.2 as published
+
+
+def _validate(tree, call):
+    """The arguments that need no data (ValueError/TypeError naming the argument)."""
+    _check_args(call.objective, call.method, call.p, call.max_iter, call.restarts,
+                call.time_limit, call.init)
+    if call.callback is not None and call.n_jobs != 1 and call.restarts > 1:
+        raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
+    _check_sparsity(call.alpha, call.max_features, tree.n_features)
+    if call.method == "frank-wolfe" and call.max_features is not None:
+        raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
+
+
+def _fit_used_part(tree, used, X, y, sample_weight, call, checked):
+    """:func:`optimize` on the smaller tree ``used[0]``; the decisions it drops (their
+    subtrees hold no class of y) come back as given."""
+    res = optimize(used[0], X, y, call.objective, call.method, p=call.p, max_iter=call.max_iter,
+                   time_limit=call.time_limit, restarts=call.restarts, n_jobs=call.n_jobs,
+                   random_state=call.random_state, callback=call.callback,
+                   sample_weight=sample_weight, init=call.init, options=call.options,
+                   alpha=call.alpha, max_features=call.max_features, verbose=call.verbose)
+    res.tree = _expand(tree, res.tree, used[1])
+    res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
+    res.tree.record_training(*checked, feature_names=res.tree.feature_names, target=tree.target)
+    return res
+
+
+def _plan(tree, X, y, sample_weight, call, origin):
+    """Prepare the problem (sparse vertices for a penalty, a feature budget or a CART or
+    axis start, DESIGN §3b) and plan the restarts: the first start from ``init``
+    ("auto": the tree, else the exact axis-aligned tree, CART or the greedy LP tree),
+    then the portfolio of :mod:`gto.engine._portfolio`."""
+    schedule, _ = split_options(call.method, call.options)
     complete = is_complete(tree)
     shallow = complete and tree.sides.shape[1] <= 3
-    if init == "cart" and not complete:
+    if call.init == "cart" and not complete:
         raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
-    if init == "axis" and not shallow:
+    if call.init == "axis" and not shallow:
         raise ValueError("init='axis' needs a complete tree structure of depth 1 or 2")
-    sparse = alpha > 0 or max_features is not None or init in ("cart", "axis")
-    problem = TreeProblem(tree, X, y, sample_weight, p, coordinate_rows=sparse, alpha=alpha,
-                          max_features=max_features)
-    start_errors = tree.n_errors(problem.X_orig, problem.y_orig, problem.w_orig)
+    max_features = call.max_features
+    sparse = call.alpha > 0 or max_features is not None or call.init in ("cart", "axis")
+    problem = TreeProblem(tree, X, y, sample_weight, call.p, coordinate_rows=sparse,
+                          alpha=call.alpha, max_features=max_features)
+    start_errors = tree.n_errors(problem.data.X_orig, problem.data.y_orig, problem.data.w_orig)
     has_tree = bool(np.any(tree.W != 0))
-    first = init
-    if init == "auto":
+    first = call.init
+    if call.init == "auto":
         first = "tree" if has_tree else (
             "axis" if max_features == 1 and shallow
-            and axis_work(problem.X_orig) <= AXIS_WORK_LIMIT else
+            and axis_work(problem.data.X_orig) <= AXIS_WORK_LIMIT else
             "cart" if max_features is not None and complete else "greedy")
-    kinds = start_kinds(first, restarts, schedule["paper"], has_tree, complete,
+    kinds = start_kinds(first, call.restarts, schedule["paper"], has_tree, complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
     others = round_starts(kinds, schedule["paper"], has_tree, complete)
-    seeds = _seed_sequence(random_state).spawn(restarts + 1)
-    deadline = None if time_limit is None else origin + time_limit
+    seeds = _seed_sequence(call.random_state).spawn(call.restarts + 1)
+    deadline = None if call.time_limit is None else origin + call.time_limit
+    return _Plan(problem, kinds, others, seeds, deadline, start_errors, schedule["paper"])
+
+
+def _run_rounds(plan, tree, call, origin):
+    """Run the planned restarts (coarse to fine on large data) under one Ctrl-C handler;
+    ``(runs, interrupted)``, the runs kept when interrupted."""
     stop = StopRequest()
-    sequential = n_jobs == 1 or restarts == 1
-    bar = Progress(total=restarts * max_iter if sequential else restarts, desc="gto.optimize",
-                   quiet=not verbose, force=True)
-    track = (bar, verbose, sequential, restarts, stop, others)
-    args = (tree, objective, method, max_iter, callback, dict(options or {}), origin)
+    sequential = call.n_jobs == 1 or call.restarts == 1
+    bar = Progress(total=call.restarts * call.max_iter if sequential else call.restarts,
+                   desc="gto.optimize", quiet=not call.verbose, force=True)
+    track = (bar, call.verbose, sequential, call.restarts, stop, plan.others)
+    args = (tree, call.objective, call.method, call.max_iter, call.callback,
+            dict(call.options or {}), origin)
     runs = []
-    with bar, verbose_logging(verbose):
+    with bar, verbose_logging(call.verbose):
         try:
             with stop_on_sigint(stop):
-                if schedule["paper"] or problem.N <= COARSE_POINTS:
-                    _run_starts(runs, problem, kinds, seeds[:-1], deadline, n_jobs, track, *args)
+                if plan.paper or plan.problem.data.N <= COARSE_POINTS:
+                    _run_starts(runs, plan.problem, plan.kinds, plan.seeds[:-1], plan.deadline,
+                                call.n_jobs, track, *args)
                 else:
-                    _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit,
-                                    track, *args)
+                    _coarse_to_fine(runs, plan.problem, plan.kinds, plan.seeds, plan.deadline,
+                                    call.n_jobs, call.time_limit, track, *args)
         except KeyboardInterrupt:  # a handler of the caller's own, or Ctrl-C outside the searches
             stop.set()
         finally:
             stop.cleanup()
-    res = _result(problem, tree, objective, start_errors, runs, stop.is_set(), time_limit, t0)
+    return runs, stop.is_set()
+
+
+def _assemble(plan, tree, X, call, runs, interrupted, t0):
+    """The result of the runs, its tree recording the training data it was fitted on."""
+    problem = plan.problem
+    res = _result(problem, tree, call.objective, plan.start_errors, runs, interrupted,
+                  call.time_limit, t0)
     names = [str(c) for c in X.columns] if hasattr(X, "columns") else tree.feature_names
-    res.tree.record_training(problem.X_orig, problem.y_orig, problem.w_orig, feature_names=names,
+    res.tree.record_training(problem.data.X_orig, problem.data.y_orig, problem.data.w_orig, feature_names=names,
                              target=tree.target)
-    if res.status == Status.INTERRUPTED:
-        warnings.warn("gto.optimize was interrupted (Ctrl-C): returning the best tree so far "
-                      f"({len(runs)} of {restarts} restart(s) ran)", RuntimeWarning, stacklevel=2)
     return res
 
 
@@ -380,7 +454,7 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
     for lo, hi in zip(bounds[:-1], bounds[1:]):
         if lo == hi:
             continue
-        incumbent = (min(runs, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"]
+        incumbent = (min(runs, key=lambda r: (r.n_errors, r.fun)).Theta_count
                      if runs else None)
         tick = (lambda r: bar.iteration_callback(r * max_iter)) if sequential and verbose else (
             lambda r: None)
@@ -419,24 +493,24 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     limit, else ``max(1000, max_iter // 5)``."""
     from sklearn.model_selection import train_test_split
 
-    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     _, counts = np.unique(y, return_counts=True)
     stratify = y if counts.min() >= 2 else None
     idx, _ = train_test_split(np.arange(len(y)), train_size=COARSE_POINTS, stratify=stratify,
                               random_state=np.random.default_rng(seeds[-1]).integers(2**31))
-    sub = TreeProblem(problem.template, X[idx], y[idx], w[idx], problem.p,
-                      coordinate_rows=problem.n_coord > 0, alpha=problem.alpha,
-                      max_features=problem.max_features)
+    sub = TreeProblem(problem.layout.template, X[idx], y[idx], w[idx], problem.p,
+                      coordinate_rows=problem.blocks.n_coord > 0, alpha=problem.blocks.alpha,
+                      max_features=problem.blocks.max_features)
     coarse_deadline = None if time_limit is None else origin + COARSE_SHARE * time_limit
     coarse = _run_starts([], sub, kinds, seeds[:-1], coarse_deadline, n_jobs, track, tree,
                          objective, method, max_iter, callback, options, origin)
     if not coarse:
         return runs
-    best = sub.tree_of(min(coarse, key=lambda r: (r["n_errors"], r["fun"]))["Theta_count"])
+    best = sub.tree_of(min(coarse, key=lambda r: (r.n_errors, r.fun)).Theta_count)
     fine_iter = max_iter if time_limit is not None else max(1000, max_iter // 5)
     # one walk from the subsample's best vertex, counts first (it was refitted already;
     # every new round would cost a crossover on the full data)
-    dense = problem.alpha == 0 and problem.n_coord == 0
+    dense = problem.blocks.alpha == 0 and problem.blocks.n_coord == 0
     walk = "lexicographic" if dense and objective in ("product", "minimum") else objective
     fine = run_restart(problem, "tree", best, walk, method, fine_iter, deadline, seeds[-1],
                        callback, {**options, "refine": False, "kick": False,
@@ -445,10 +519,10 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
     if walk != objective:  # the walk's values are lexicographic: score its tree on ours
-        fine["Theta_fun"] = fine["Theta_count"]
-        fine["fun"] = problem.value(objective, fine["Theta_count"])
-    fine["coarse"] = [{k: r[k] for k in ("start", "n_errors", "nit")} for r in coarse]
-    fine["nit"] += sum(r["nit"] for r in coarse)
+        fine.Theta_fun = fine.Theta_count
+        fine.fun = problem.value(objective, fine.Theta_count)
+    fine.coarse = [{"start": r.start, "n_errors": r.n_errors, "nit": r.nit} for r in coarse]
+    fine.nit += sum(r.nit for r in coarse)
     runs.append(fine)
     return runs
 
@@ -470,48 +544,44 @@ def _report(runs, restarts, verbose, bar, count):
     r = runs[-1]
     logger.log(logging.INFO if verbose >= 2 else logging.DEBUG,
                "restart %d/%d (%s start): %s errors, objective %.6g, %d iterations, %.2f s; %s",
-               len(runs), restarts, r["start"], f"{r['n_errors']:g}", r["fun"], r["nit"],
-               r["time"]["total"], r["message"])
-    bar.set(count, f"fewest errors {min(x['n_errors'] for x in runs):g}")
+               len(runs), restarts, r.start, f"{r.n_errors:g}", r.fun, r.nit, r.time["total"],
+               r.message)
+    bar.set(count, f"fewest errors {min(x.n_errors for x in runs):g}")
 
 
 def _result(problem, tree, objective, start_errors, runs, interrupted, time_limit, t0):
-    X, y, w = problem.X_orig, problem.y_orig, problem.w_orig
+    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     weighted = not np.all(w == 1)
 
     def errors(t):
         e = t.n_errors(X, y, w)
         return e if weighted else int(round(e))
 
-    summaries = [
-        {k: r[k] for k in ("start", "n_errors", "fun", "nit", "rounds", "status", "message",
-                           "time", "time_to_best", "history")}
-        for r in runs
-    ]
+    summaries = [r.summary() for r in runs]
     if runs:
-        best = min(runs, key=lambda r: (r["n_errors"], _finite(r["fun"])))
-        found = problem.tree_of(best["Theta_count"], snap=True)
-        by_fun = min(runs, key=lambda r: _finite(r["fun"]))
-        tree_min_fun, min_fun = problem.tree_of(by_fun["Theta_fun"], snap=True), by_fun["fun"]
+        best = min(runs, key=lambda r: (r.n_errors, _finite(r.fun)))
+        found = problem.tree_of(best.Theta_count, snap=True)
+        by_fun = min(runs, key=lambda r: _finite(r.fun))
+        tree_min_fun, min_fun = problem.tree_of(by_fun.Theta_fun, snap=True), by_fun.fun
         if not np.isfinite(min_fun):  # the walker's running product overflowed
             min_fun = _objective_value(problem, tree_min_fun, objective) + problem.penalty(
                 problem.theta_of(tree_min_fun))
-        if problem.alpha > 0:  # the penalised objective is what is minimised
+        if problem.blocks.alpha > 0:  # the penalised objective is what is minimised
             best, found = by_fun, tree_min_fun.copy()
-        history, nit = best["history"], sum(r["nit"] for r in runs)
-        time_to_best = best["time_to_best"]
+        history, nit = best.history, sum(r.nit for r in runs)
+        time_to_best = best.time_to_best
     else:
         found, tree_min_fun, min_fun, history, nit = tree.copy(), tree.copy(), np.nan, None, 0
         time_to_best = None
     n_errors = errors(found)
-    within = problem.max_features is None or np.all(
-        np.count_nonzero(tree.W, axis=1) <= problem.max_features)
-    if n_errors > start_errors and problem.alpha == 0 and within:
+    within = problem.blocks.max_features is None or np.all(
+        np.count_nonzero(tree.W, axis=1) <= problem.blocks.max_features)
+    if n_errors > start_errors and problem.blocks.alpha == 0 and within:
         # round-off at a boundary: never return worse than given
         found, n_errors = tree.copy(), errors(tree)
     penalty = problem.penalty(problem.theta_of(found))
     fun = _objective_value(problem, found, objective) + penalty
-    if interrupted or any(r["status"] == Status.INTERRUPTED for r in runs):
+    if interrupted or any(r.status == Status.INTERRUPTED for r in runs):
         status, message = Status.INTERRUPTED, "interrupted; best tree so far returned"
     elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
         status, message = Status.TIME_LIMIT, "time limit reached; best tree so far returned"
