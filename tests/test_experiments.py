@@ -118,6 +118,7 @@ def test_mip_arm_within_its_budget():
     assert row["seconds"] < 30
 
 
+@pytest.mark.slow  # about two minutes: every benchmark of bench_gto, on small settings
 def test_bench_gto_reports_every_figure(capsys):
     from experiments import bench_gto
 

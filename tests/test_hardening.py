@@ -253,7 +253,8 @@ def test_4_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, 
     assert first.startswith("fit:"), first
     time.sleep(2)
     proc.send_signal(signal.SIGINT)
-    err = proc.stderr.read()
+    with proc.stderr:  # closed here: an open pipe is a ResourceWarning (warnings are errors)
+        err = proc.stderr.read()
     assert proc.wait(timeout=120) == 130, err
     assert "interrupted" in err and "Traceback" not in err and "SystemError" not in err
     assert stat.S_IMODE(os.stat(model).st_mode) == 0o640

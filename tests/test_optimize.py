@@ -181,7 +181,7 @@ def test_string_labels_and_sample_weight():
         ({"max_features": 3}, ValueError, "max_features"),
         ({"max_features": 1.5}, ValueError, "max_features"),
         ({"max_features": 1, "method": "frank-wolfe"}, ValueError, "max_features"),
-        ({"p": 3}, ValueError, "p must be"),
+        ({"p": 3}, ValueError, "'p' parameter"),
         ({"callback": print, "restarts": 2, "n_jobs": 2}, ValueError, "callback"),
     ],
 )

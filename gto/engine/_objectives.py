@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ..utils._validation import check_fit_data
+from ..utils._validation import POWER, check_fit_data
 from ._formulation import class_leaf_mask, decision_values, leaf_errors
 
 OBJECTIVES = ("product", "minimum", "count", "lexicographic")
@@ -73,6 +74,12 @@ def lexicographic_eps(weight):
     return 0.5 * (positive.min() if positive.size else 1.0)
 
 
+@validate_params(
+    {"tree": "no_validation", "X": "no_validation", "y": "no_validation",
+     "objective": [StrOptions(set(OBJECTIVES))], "p": POWER,
+     "sample_weight": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def error(tree, X, y, objective="product", p=1, sample_weight=None):
     """GTO error of ``tree`` on (X, y): the weighted sum of point errors.
 

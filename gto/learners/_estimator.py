@@ -8,24 +8,26 @@ structure (:mod:`gto.engine._svm_start`).
 """
 from __future__ import annotations
 
-import numbers
 import time
 from itertools import product
+from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..engine._problem import WALK_OBJECTIVES
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model.tree import Tree, as_tree
-from ..utils._validation import non_numeric
+from ..utils._validation import POWER, RANDOM_STATE, SECONDS, non_numeric
 from ..utils.status import Status
-from ._optimize import optimize, stop_if_interrupted
+from ._optimize import METHODS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
@@ -200,6 +202,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     best_index_ : index of the chosen grid point in ``cv_results_`` (or None).
     classes_ : array of class labels.
     leaf_proba_ : (n_leaves, n_classes) class frequencies of the training
+        if not isinstance(self.init, str) and not isinstance(self.init, Tree) \
+                and not hasattr(self.init, "tree_"):
+            raise TypeError("init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
+                            f"got a {type(self.init).__name__} without a fitted tree_")
         points in each leaf; an empty leaf predicts its own label with 1.
     result_ : the :func:`gto.optimize` result of the final fit (for a linear-SVM
         tree an ``OptimizeResult`` with ``tree``, ``n_errors``, ``nit``, ``message``).
@@ -236,36 +242,30 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.one_group = one_group
 
     # -- checks ----------------------------------------------------------------
-    def _check_params(self):
-        a = self.alpha
-        if not (a == "auto" if isinstance(a, str) else
-                isinstance(a, numbers.Real) and not isinstance(a, bool) and a >= 0):
-            raise ValueError(f"alpha must be a number >= 0 or 'auto', got {a!r}")
-        m = self.max_features
-        if not (m is None or (m == "auto" if isinstance(m, str) else
-                              isinstance(m, numbers.Integral) and not isinstance(m, bool)
-                              and m >= 1)):
-            raise ValueError(f"max_features must be an int >= 1, None or 'auto', got {m!r}")
-        c = self.cv
-        if isinstance(c, bool) or (isinstance(c, numbers.Integral) and c < 2) or not (
-                isinstance(c, numbers.Integral) or hasattr(c, "split") or np.iterable(c)):
-            raise ValueError(f"cv must be an int >= 2, a CV splitter or an iterable of "
-                             f"(train, test) index pairs, got {c!r}")
-        if not isinstance(self.svm, (bool, np.bool_)):
-            raise TypeError(f"svm must be True or False, got {self.svm!r}")
-        if self.selection not in SELECTIONS:
-            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
-        if isinstance(self.init, str):
-            if self.init not in INITS:
-                raise ValueError(
-                    f"init must be one of {INITS}, a gto.Tree or a fitted "
-                    f"DecisionTreeClassifier, got {self.init!r}"
-                )
-        elif not isinstance(self.init, Tree) and not hasattr(self.init, "tree_"):
-            raise TypeError(
-                "init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
-                f"got {type(self.init).__name__}"
-            )
+    _parameter_constraints = {
+        "structure": "no_validation",  # nested pairs of labels; see _check_structure
+        "depth": [Interval(Integral, 1, None, closed="left")],
+        "objective": [StrOptions(set(WALK_OBJECTIVES))],
+        "method": [StrOptions(set(METHODS))],
+        "p": POWER,
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "time_limit": SECONDS,
+        "restarts": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": RANDOM_STATE,
+        "init": [StrOptions(set(INITS)), Tree, HasMethods(["predict"])],
+        "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "cv": ["cv_object"],
+        "selection": [StrOptions(set(SELECTIONS))],
+        "svm": ["boolean"],
+        "verbose": ["verbose"],
+        "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
+        "one_group": ["boolean"],
+    }
+
+    def _check_structure(self):
+        """A tree given as ``structure`` is a starting point: say where it goes."""
         if isinstance(self.structure, Tree) or hasattr(self.structure, "tree_"):
             raise TypeError(
                 "structure takes nested (left, right) pairs of class labels; to start "
@@ -341,6 +341,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
+        self._validate_params()
+        self._check_structure()
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
         and ``alpha`` None is the linear-SVM tree instead (:func:`gto.engine._svm_start.svm_tree`,
         no search); with ``svm_C`` and an ``alpha`` that tree is one more start,
@@ -372,7 +374,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """Internal CV over ``grid``; ``(best_index, cv_results)`` or ``(0, None)``."""
         if len(grid) == 1:
             return 0, None
-        if isinstance(self.cv, numbers.Integral):
+        if isinstance(self.cv, Integral):
             n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
             if n_splits < 2:
                 return 0, None
@@ -420,7 +422,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         else:
             X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        self._check_params()
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(

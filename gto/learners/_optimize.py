@@ -12,14 +12,15 @@ best penalised objective.
 from __future__ import annotations
 
 import logging
-import numbers
 import time
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
 from scipy.optimize import OptimizeResult
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..engine._objectives import OBJECTIVES, check_objective
 from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
@@ -30,7 +31,7 @@ from ..model._categorical import encode
 from ..model.tree import Tree, as_tree
 from ..utils._interrupt import StopRequest, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
-from ..utils._validation import check_fit_data, non_numeric
+from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_fit_data, non_numeric
 from ..utils.status import Status
 from ._one_group import one_group_tree
 
@@ -48,42 +49,23 @@ COARSE_POINTS = 4_000
 COARSE_SHARE = 0.5
 
 
-def _check_args(objective, method, p, max_iter, restarts, time_limit, init):
-    if objective not in WALK_OBJECTIVES:
-        raise ValueError(f"objective must be one of {WALK_OBJECTIVES}, got {objective!r}")
+def _check_combinations(objective, method, p):
+    """What the declared constraints cannot say: p for the objective, Frank-Wolfe's objective."""
     if objective in OBJECTIVES:
         check_objective(objective, p)
-    elif p not in (1, 2):
-        raise ValueError(f"p must be 1 or 2, got {p!r}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "frank-wolfe" and objective != "product":
         raise ValueError("Frank-Wolfe needs the differentiable product objective")
-    for name, value, low in (("max_iter", max_iter, 0), ("restarts", restarts, 1)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    if time_limit is not None and (isinstance(time_limit, bool)
-                                   or not isinstance(time_limit, numbers.Real)):
-        raise TypeError(f"time_limit must be a number of seconds or None, got {time_limit!r}")
-    if time_limit is not None and not (time_limit > 0):
-        raise ValueError(f"time_limit must be positive seconds, got {time_limit!r}")
-    if init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, got {init!r}")
 
 
 def _seed_sequence(random_state):
-    """``SeedSequence`` from None, a non-negative int, a Generator or a RandomState."""
+    """``SeedSequence`` from None, a non-negative int, a Generator or a RandomState
+    (checked by the declared constraint ``RANDOM_STATE``)."""
     if isinstance(random_state, np.random.Generator):
         return np.random.SeedSequence(int(random_state.integers(2**63)))
     if isinstance(random_state, np.random.RandomState):  # scikit-learn's convention
         return np.random.SeedSequence(int(random_state.randint(2**31 - 1)))
     if random_state is None:
         return np.random.SeedSequence()
-    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral):
-        raise TypeError("random_state must be None, a non-negative int, a numpy Generator or "
-                        f"RandomState, got {type(random_state).__name__}")
-    if random_state < 0:
-        raise ValueError(f"random_state must be a non-negative int, got {int(random_state)}")
     return np.random.SeedSequence(int(random_state))
 
 
@@ -97,13 +79,8 @@ def stop_if_interrupted(result):
         raise KeyboardInterrupt
 
 
-def _check_sparsity(alpha, max_features, n_features):
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (
-            np.isfinite(alpha) and alpha >= 0):
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
-    if max_features is not None and (
-            isinstance(max_features, bool) or not isinstance(max_features, numbers.Integral)
-            or not 1 <= max_features <= n_features):
+def _check_max_features(max_features, n_features):
+    if max_features is not None and max_features > n_features:
         raise ValueError(f"max_features must be None or an int in [1, {n_features}], "
                          f"got {max_features!r}")
 
@@ -140,6 +117,31 @@ def _polling(callback, stop):
         return bool(callback(iteration, state, value)) if callback is not None else False
 
     return poll
+@validate_params(
+    {
+        "tree": "no_validation",  # gto.Tree or fitted DecisionTreeClassifier: as_tree
+        "X": "no_validation",  # numbers, categories, DataFrames: check_fit_data / encode
+        "y": "no_validation",
+        "objective": [StrOptions(set(WALK_OBJECTIVES))],
+        "method": [StrOptions(set(METHODS))],
+        "p": POWER,
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "time_limit": SECONDS,
+        "restarts": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "random_state": RANDOM_STATE,
+        "callback": [callable, None],
+        "sample_weight": ["array-like", None],
+        "init": [StrOptions(set(INITS))],
+        "options": [dict, None],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "max_features": [Interval(Integral, 1, None, closed="left"), None],
+        "verbose": ["verbose"],
+        "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
+        "one_group": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 
 
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
@@ -261,7 +263,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     res = _assemble(plan, tree, X, call, runs, interrupted, t0)
     if res.status == Status.INTERRUPTED:
         warnings.warn("gto.optimize was interrupted (Ctrl-C): returning the best tree so far "
-                      f"({len(runs)} of {restarts} restart(s) ran)", RuntimeWarning, stacklevel=2)
+                      f"({len(runs)} of {restarts} restart(s) ran)", RuntimeWarning,
+                      stacklevel=3)  # the caller, above validate_params' wrapper
     return res
 
 
@@ -299,12 +302,12 @@ class _Plan:
 
 
 def _validate(tree, call):
-    """The arguments that need no data (ValueError/TypeError naming the argument)."""
-    _check_args(call.objective, call.method, call.p, call.max_iter, call.restarts,
-                call.time_limit, call.init)
+    """The checks of the arguments beyond their declared constraints (ValueError naming
+    the argument)."""
+    _check_combinations(call.objective, call.method, call.p)
     if call.callback is not None and call.n_jobs != 1 and call.restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
-    _check_sparsity(call.alpha, call.max_features, tree.n_features)
+    _check_max_features(call.max_features, tree.n_features)
     if call.method == "frank-wolfe" and call.max_features is not None:
         raise ValueError("max_features needs method='tabu' (Frank-Wolfe iterates are not sparse)")
 

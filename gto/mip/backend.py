@@ -10,11 +10,14 @@ callback times the incumbents.  Other MIP solvers run through
 from __future__ import annotations
 
 import time
+from numbers import Real
 
 import cvxpy as cp
 import numpy as np
 from cvxpy.reductions.solvers.defines import INSTALLED_MI_SOLVERS, INSTALLED_SOLVERS, MI_SOLVERS
+from sklearn.utils._param_validation import Interval
 
+from ..utils._validation import SECONDS
 from . import result as R
 
 DEFAULT_SOLVER = "HIGHS"
@@ -34,6 +37,16 @@ _CVXPY_STATUS = {
 }
 
 
+#: declared constraints of the arguments every MIP solver takes (validate_params)
+BUDGET = {
+    "time_limit": SECONDS,
+    "mip_gap": [Interval(Real, 0, 1, closed="left")],
+    "solver": [str, None],
+    "sample_weight": ["array-like", None],
+    "verbose": ["verbose"],
+}
+
+
 def check_solver(solver):
     """Upper-case name of an installed cvxpy MIP solver; ValueError/TypeError otherwise."""
     if solver is None:
@@ -49,17 +62,6 @@ def check_solver(solver):
             f"installed MIP solvers: {INSTALLED_MI_SOLVERS}"
         )
     return name
-
-
-def check_budget(time_limit, mip_gap):
-    """Positive finite time limit (or None) and a gap in [0, 1)."""
-    if time_limit is not None:
-        if isinstance(time_limit, bool) or not np.isscalar(time_limit):
-            raise TypeError(f"time_limit must be a number of seconds, got {time_limit!r}")
-        if not (np.isfinite(time_limit) and time_limit > 0):
-            raise ValueError(f"time_limit must be positive and finite, got {time_limit!r}")
-    if isinstance(mip_gap, bool) or not np.isscalar(mip_gap) or not 0 <= mip_gap < 1:
-        raise ValueError(f"mip_gap must be a number in [0, 1), got {mip_gap!r}")
 
 
 def run(problem, solver, time_limit=None, mip_gap=1e-4, start=None, verbose=False):

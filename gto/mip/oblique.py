@@ -29,10 +29,12 @@ the result's ``n_errors`` is re-evaluated there regardless.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, validate_params
 
 from ..engine._formulation import build_triples, merge_duplicates
 from ..model.tree import Tree
@@ -202,8 +204,6 @@ def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a gto.Tree, got {type(tree).__name__}")
     X, y, w = check_fit_data(tree, X, y, sample_weight)
-    if isinstance(epsilon, bool) or not np.isscalar(epsilon) or not 0 < epsilon <= 1:
-        raise ValueError(f"epsilon must be a number in (0, 1], got {epsilon!r}")
     Xm, ym, wm, _ = merge_duplicates(X, y, w)
     keep = wm > 0
     if not keep.any():
@@ -214,6 +214,12 @@ def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
     )
 
 
+@validate_params(
+    {"tree": "no_validation", "X": "no_validation", "y": "no_validation",
+     "warm_start": "no_validation", "epsilon": [Interval(Real, 0, 1, closed="right")],
+     "tighten": ["boolean"], **backend.BUDGET},
+    prefer_skip_nested_validation=True,
+)
 def solve(
     tree,
     X,
@@ -257,7 +263,6 @@ def solve(
     from .warm_start import oblique_start
 
     name = backend.check_solver(solver)
-    backend.check_budget(time_limit, mip_gap)
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)

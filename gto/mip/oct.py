@@ -14,11 +14,12 @@ alpha * sum d_t`` with ``L_hat`` the error of predicting the majority class;
 """
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, validate_params
 
 from ..engine._formulation import merge_duplicates
 from ..model.tree import Tree
@@ -159,12 +160,15 @@ class OCTModel:
         return Tree(spec, p, W=np.array(W), gamma=np.array(gamma))
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-    return int(value)
-
-
+@validate_params(
+    {"X": "no_validation", "y": "no_validation",
+     "depth": [Interval(Integral, 1, 8, closed="both")],  # 2^8 leaves: the model's limit
+     "alpha": [Interval(Real, 0, None, closed="left")],
+     "n_min": [Interval(Integral, 1, None, closed="left")],
+     "max_splits": [Interval(Integral, 0, None, closed="left"), None],
+     "warm_start": "no_validation", **backend.BUDGET},
+    prefer_skip_nested_validation=True,
+)
 def solve_oct(
     X,
     y,
@@ -207,20 +211,13 @@ def solve_oct(
     X = check_X(X)
     y = check_labels(y, len(X))
     w = check_sample_weight(sample_weight, len(X))
-    depth = _check_int("depth", depth, 1)
-    if depth > 8:
-        raise ValueError(f"depth {depth} is too large for the OCT model (at most 8)")
-    n_min = _check_int("n_min", n_min, 1)
-    if max_splits is not None:
-        max_splits = _check_int("max_splits", max_splits, 0)
-    if isinstance(alpha, bool) or not np.isscalar(alpha) or not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    depth, n_min = int(depth), int(n_min)
+    max_splits = None if max_splits is None else int(max_splits)
     if len(np.unique(y[w > 0])) < 2:
         raise ValueError("y needs at least two classes with positive weight")
     if np.all(X == X[0]):
         raise ValueError("every feature is constant: there is nothing to split on")
     name = backend.check_solver(solver)
-    backend.check_budget(time_limit, mip_gap)
     Xm, ym, wm, _ = merge_duplicates(X, y, w)
     keep = wm > 0
     model = OCTModel(Xm[keep], ym[keep], wm[keep], depth, float(alpha), n_min, max_splits)

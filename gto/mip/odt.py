@@ -51,12 +51,13 @@ subset test ``colour in {red, blue}``, an ordinal one a threshold
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..model._categorical import NOMINAL, ORDINAL, encode
 from ..model.tree import Tree
@@ -74,7 +75,7 @@ def as_structure_tree(structure, classes):
     """
     if isinstance(structure, Tree):
         return Tree(structure.structure, 1)
-    if isinstance(structure, numbers.Integral) and not isinstance(structure, bool):
+    if isinstance(structure, Integral) and not isinstance(structure, bool):
         if 2**structure < len(classes):
             raise ValueError(
                 f"a complete tree of depth {structure} has fewer leaves than the {len(classes)} classes"
@@ -394,14 +395,6 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
           anchor=True, relax=True):
     """Validate the arguments of :func:`solve_odt` and build its :class:`ODTModel`
     on the points merged by (codes, label)."""
-    if max_card is not None and (isinstance(max_card, bool) or not isinstance(max_card, numbers.Integral)
-                                 or max_card < 1):
-        raise ValueError(f"max_card must be a positive int or None, got {max_card!r}")
-    for arg, rate in (("min_tpr", min_tpr), ("min_tnr", min_tnr)):
-        if rate is not None and (isinstance(rate, bool) or not np.isscalar(rate) or not 0 <= rate <= 1):
-            raise ValueError(f"{arg} must be a number in [0, 1] or None, got {rate!r}")
-    if feature_selection not in (None, "cart"):
-        raise ValueError(f"feature_selection must be None or 'cart', got {feature_selection!r}")
     enc = encode(X, categorical_features, ordinal, bin_numeric=True, n_bins=n_bins)
     A = enc.transform(X)
     codes = enc.codes(X)
@@ -439,6 +432,19 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
     return model
 
 
+@validate_params(
+    {"X": "no_validation", "y": "no_validation", "structure": "no_validation",
+     "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
+     "max_card": [Interval(Integral, 1, None, closed="left"), None],
+     "ordinal": ["array-like"],
+     "min_tpr": [Interval(Real, 0, 1, closed="both"), None],
+     "min_tnr": [Interval(Real, 0, 1, closed="both"), None],
+     "warm_start": "no_validation",
+     "feature_selection": [StrOptions({"cart"}), None],
+     "n_bins": [Interval(Integral, 2, None, closed="left")],
+     "strengthen": ["boolean"], "anchor": ["boolean"], "relax": ["boolean"], **backend.BUDGET},
+    prefer_skip_nested_validation=True,
+)
 def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max_card=None,
               ordinal=(), min_tpr=None, min_tnr=None, warm_start=None, solver=None, *,
               sample_weight=None, feature_selection=None, n_bins=10, strengthen=True,
@@ -484,7 +490,6 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     training data (binary y).
     """
     name = backend.check_solver(solver)
-    backend.check_budget(time_limit, mip_gap)
     model = build(X, y, structure, categorical_features, max_card, ordinal, min_tpr, min_tnr,
                   sample_weight=sample_weight, feature_selection=feature_selection, n_bins=n_bins,
                   strengthen=strengthen, anchor=anchor, relax=relax)

@@ -22,18 +22,19 @@ errors fall, or stay equal with fewer decisions.
 """
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
+from numbers import Integral
 
 import numpy as np
 from scipy.optimize import OptimizeResult
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..learners._optimize import optimize as gto_optimize
 from ..model._categorical import _column_indices
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
-from ..utils._validation import check_labels, check_X
+from ..utils._validation import RANDOM_STATE, SECONDS, check_labels, check_X
 from ..utils.status import Status
 from . import local as L
 from .encodings import minimum_depth_tree, shallow_tree, weighted_depth
@@ -88,27 +89,24 @@ def _limit_fn(max_samples_local, max_depth_local):
         keys = sorted(max_samples_local)
         return lambda d: max_samples_local[max(k for k in keys if k <= d)] if d >= keys[0] \
             else max_samples_local[keys[0]]
-    if isinstance(max_samples_local, numbers.Integral) and max_samples_local >= 2:
+    if isinstance(max_samples_local, Integral) and max_samples_local >= 2:
         return lambda d: int(max_samples_local)
     raise ValueError(
         "max_samples_local must be an int >= 2, a dict depth -> limit, a callable or None, "
         f"got {max_samples_local!r}")
 
 
-def _check(method, max_depth_local, time_limit, local_time_limit, encoding):
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if max_depth_local is not None and (
-            isinstance(max_depth_local, bool) or not isinstance(max_depth_local, numbers.Integral)
-            or max_depth_local < 1):
-        raise ValueError(f"max_depth_local must be an int >= 1, got {max_depth_local!r}")
-    for name, value in (("time_limit", time_limit), ("local_time_limit", local_time_limit)):
-        if value is not None and not (isinstance(value, numbers.Real) and value > 0):
-            raise ValueError(f"{name} must be positive seconds or None, got {value!r}")
-    if encoding not in ENCODINGS:
-        raise ValueError(f"encoding must be one of {ENCODINGS}, got {encoding!r}")
-
-
+@validate_params(
+    {"tree": "no_validation", "X": "no_validation", "y": "no_validation",
+     "method": [StrOptions(set(METHODS))],
+     "max_depth_local": [Interval(Integral, 1, None, closed="left"), None],
+     "max_samples_local": "no_validation",  # its meaning depends on the method: checked below
+     "time_limit": SECONDS, "random_state": RANDOM_STATE,
+     "categorical_features": ["array-like", None], "local_time_limit": SECONDS,
+     "encoding": [StrOptions(set(ENCODINGS))],
+     "max_iter": [Interval(Integral, 0, None, closed="left")], "quiet": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
 def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=None,
             time_limit=300.0, random_state=None, *, categorical_features=None,
             local_time_limit=None, encoding="auto", max_iter=2000, quiet=False):
@@ -160,7 +158,6 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     last stage improved nothing; ``TIME_LIMIT`` or ``INTERRUPTED``), ``message``, ``time``.
     """
     t0 = time.monotonic()
-    _check(method, max_depth_local, time_limit, local_time_limit, encoding)
     tree = as_tree(tree)
     X = check_X(X, tree.n_features)
     y = check_labels(y, len(X))
@@ -188,7 +185,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
                                   local_time_limit, encoding, deadline, bar)
             else:
                 cap = max_samples_local
-                if cap is not None and (not isinstance(cap, numbers.Integral) or cap < 2):
+                if cap is not None and (not isinstance(cap, Integral) or cap < 2):
                     raise ValueError(f"max_samples_local must be an int >= 2 or None for "
                                      f"method='gto', got {cap!r}")
                 status = _run_gto(state, X, y, max_depth_local, cap, local_time_limit, max_iter,

@@ -1,7 +1,16 @@
 """Input checks shared by the public functions: clear errors, never silent coercion."""
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, Options
+
+#: parameter constraints shared by the public functions (scikit-learn's declarations,
+#: checked by ``validate_params`` / ``_parameter_constraints``)
+SECONDS = [None, Interval(Real, 0, np.inf, closed="neither")]  # a positive finite time or None
+POWER = [Options(Integral, {1, 2})]  # the power p on the decision errors
+RANDOM_STATE = ["random_state", np.random.Generator]  # also a numpy Generator
 
 #: sparse X up to this many entries is made dense; larger is refused
 SPARSE_DENSIFY_LIMIT = 10_000_000
