@@ -17,7 +17,7 @@ Prints, as JSON and as a table:
   paper's configuration (``null`` when not reached within the cap).
 
 With ``--alpha`` or ``--max-features`` the speed is also measured on sparse
-vertices (coordinate rows, the L1 penalty and the feature budget, DESIGN §3b).
+vertices (coordinate rows, the L1 penalty and the feature budget, docs/DESIGN.md §3b).
 
 Run: ``python -m experiments.bench_gto [--data diabetes] [--iterations 10000] [--folds 5]
 [--alpha A] [--max-features K]``.

@@ -57,7 +57,7 @@ def synthetic_splits(n_features, n_train, n_test, repeats):
 
 
 # -- arms --------------------------------------------------------------------
-#: ``gto.optimize`` options of the paper's Algorithm 5.2 as published (DESIGN §4)
+#: ``gto.optimize`` options of the paper's Algorithm 5.2 as published (docs/DESIGN.md §4)
 PAPER = {"paper": True}
 
 

@@ -1,4 +1,4 @@
-"""Exact MIP against EPTS on the paper's four data sets (issue 5).
+"""Exact MIP against EPTS on the paper's four data sets.
 
 Three arms per data set and time budget, on one fixed stratified 80 % training
 split (``random_state=0``) and the paper's three-decision tree ((0, 1), (0, 1)):

@@ -1,4 +1,4 @@
-"""Table 8 of Günlük et al. on the bundled categorical data (issue 14).
+"""Table 8 of Günlük et al. on the bundled categorical data.
 
 Protocol (paper §5.4): per data set and random split (sampling without
 replacement, seeded by the split number), 90 % of the points are the

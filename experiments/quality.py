@@ -1,6 +1,6 @@
 """Held-out quality of depth-2 trees: GTO's default estimator against its peers.
 
-The protocol of issue 10: stratified 5-fold CV (shuffle seed 0), min-max
+The protocol: stratified 5-fold CV (shuffle seed 0), min-max
 scaling fitted on each training fold, on
 
 - the paper's four data sets (``problems.DATASETS``);
@@ -153,7 +153,7 @@ def table(summ, arm_names):
 
 
 def verdict(summ):
-    """Lines checking issue 10's target for the default GTO arm: test error at or
+    """Lines checking the target for the default GTO arm: test error at or
     below the best depth-2 peer, and never more than 1 point above CART-d2; then
     the counts over the paper's and the numeric sets."""
     lines, wins = [], {}
@@ -221,7 +221,7 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
         *extra,
     ]
     text = "\n".join([
-        "Quality of depth-2 trees on held-out data (issue 10 protocol)",
+        "Quality of depth-2 trees on held-out data",
         "",
         table(summ, arm_names),
         "",

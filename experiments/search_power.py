@@ -1,4 +1,4 @@
-"""Search power of ``gto.optimize`` on planted trees (issue 11).
+"""Search power of ``gto.optimize`` on planted trees.
 
 Data: the paper's planted three-decision tree (Figure 2 structure
 ``((0, 1), (0, 1))``, ``problems.synthetic``), d = 8 features, points uniform

@@ -1,4 +1,4 @@
-"""Which candidates should ``GTOClassifier``'s internal CV choose from? (issue 10)
+"""Which candidates should ``GTOClassifier``'s internal CV choose from?
 
 For each outer split of the quality protocol (``experiments.quality``: stratified
 5-fold CV seed 0, min-max scaling on the training fold) and each candidate

@@ -1,4 +1,4 @@
-"""DT-SLIM experiment (issue 15): depth, size and test accuracy of unpruned
+"""DT-SLIM experiment: depth, size and test accuracy of unpruned
 scikit-learn trees before and after ``gto.slim.improve`` under 5-fold CV, and
 ``method="gto"`` on depth-4 CART trees (training errors before/after).
 

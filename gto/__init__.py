@@ -2,8 +2,10 @@
 
 A fixed-structure oblique decision tree becomes a set of disjunctive linear
 inequalities; an error measuring their violation is minimised over a polytope
-by extreme point tabu search or Frank-Wolfe.  The design notes cited as
-"DESIGN §n" in the docstrings are ``docs/DESIGN.md``.
+by extreme point tabu search or Frank-Wolfe.  Docstrings cite the design notes as
+"docs/DESIGN.md §n": that file of the source repository and distribution (sdist),
+which also has the map of these layers (§8); measurements behind the defaults are
+in docs/decisions.md.
 
 Layers, each importing only the ones before it: ``gto.utils`` (input checks,
 interrupts, progress, statuses, atomic writes) -> ``gto.model`` (the tree, its

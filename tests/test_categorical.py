@@ -1,4 +1,4 @@
-"""Categorical encoding, subset decisions in gto.Tree and GTO with one_group (issue 14)."""
+"""Categorical encoding, subset decisions in gto.Tree and GTO with one_group."""
 import json
 
 import numpy as np

@@ -175,7 +175,7 @@ def test_python_dash_m_gto_runs_the_command():
     assert done.returncode == 0 and done.stdout.strip() == f"gto {gto.__version__}"
 
 
-# -- constant decisions flagged from the model file's leaf counts (issue 13 item 1) ------------
+# -- constant decisions flagged from the model file's leaf counts ------------
 FLAG = re.compile(r"\[decision (\d+); constant: all (\S+) training points go (left|right)")
 
 

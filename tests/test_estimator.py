@@ -67,7 +67,7 @@ def test_cross_validation_runs():
     assert scores.mean() > majority.mean() + 0.03  # the floor: always the majority class
 
 
-# -- model selection (issue 10 part 3) ---------------------------------------------
+# -- model selection ---------------------------------------------
 def _tiny(seed=0, n=60):
     """Two informative features and three noise features; labels with 10 % flips."""
     rng = np.random.default_rng(seed)
@@ -191,7 +191,7 @@ def test_bad_selection_parameters(params, name):
         gto.GTOClassifier(**params).fit(X, y)
 
 
-# -- warm start (issue 13 item 3) ----------------------------------------------------
+# -- warm start ----------------------------------------------------
 def _walk_errors(W, gamma, structure, X, y):
     """Training errors by the literal walk down the nested structure."""
     tree = gto.Tree.from_structure(structure, X.shape[1], W=W, gamma=gamma)

@@ -1,4 +1,4 @@
-"""CSV reading through pandas, the one model format, and the command's options (issue 13, 2/5/6)."""
+"""CSV reading through pandas, the one model format, and the command's options."""
 import json
 
 import numpy as np

@@ -1,6 +1,6 @@
-"""Issue 12: every bad input and every interruption ends cleanly, nothing is lost or clobbered.
+"""Every bad input and every interruption ends cleanly, nothing is lost or clobbered.
 
-One test (or more) per numbered case of the issue, then hypothesis suites that
+One test (or more) per case, then hypothesis suites that
 feed random structures, labels, weights and corrupted model files to the API.
 Predictions are checked against ``walk``, a literal tree walk (tests/truths.py).
 Everything is written under ``tmp_path``; FIFOs and symlinks are made there
@@ -65,7 +65,7 @@ def gto_env():
     return dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 
-# -- 1. never replace a FIFO, a device or a symlink ---------------------------------------------
+# -- never replace a FIFO, a device or a symlink ---------------------------------------------
 def _read_fifo(path, box):
     with open(path, "rb") as fh:
         box.append(fh.read())
@@ -87,7 +87,7 @@ def _fifo_reader(path):
     return finish
 
 
-def test_1_fifo_is_written_through_not_replaced(tmp_path):
+def test_fifo_is_written_through_not_replaced(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     finish = _fifo_reader(fifo)
@@ -96,7 +96,7 @@ def test_1_fifo_is_written_through_not_replaced(tmp_path):
     assert box == [b"hello\n"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
-def test_1_cli_fit_to_a_fifo_and_through_a_symlink(tmp_path, heart_csv, capsys):
+def test_cli_fit_to_a_fifo_and_through_a_symlink(tmp_path, heart_csv, capsys):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     finish = _fifo_reader(fifo)
@@ -113,7 +113,7 @@ def test_1_cli_fit_to_a_fifo_and_through_a_symlink(tmp_path, heart_csv, capsys):
     assert gto.Tree.load(target).n_decisions == 3
 
 
-def test_1_regular_file_check_refuses_a_folder(tmp_path):
+def test_regular_file_check_refuses_a_folder(tmp_path):
     """The device-node rule's unit: only regular files are replaced; a folder is an error."""
     with pytest.raises(IsADirectoryError):
         write_text_atomic(tmp_path, "x")
@@ -121,8 +121,8 @@ def test_1_regular_file_check_refuses_a_folder(tmp_path):
         check_writable(tmp_path)
 
 
-# -- 2. file modes ------------------------------------------------------------------------
-def test_2_new_files_get_the_umask_mode_and_overwritten_files_keep_theirs(tmp_path):
+# -- file modes ------------------------------------------------------------------------
+def test_new_files_get_the_umask_mode_and_overwritten_files_keep_theirs(tmp_path):
     old = os.umask(0o027)
     try:
         new = tmp_path / "new.txt"
@@ -137,8 +137,8 @@ def test_2_new_files_get_the_umask_mode_and_overwritten_files_keep_theirs(tmp_pa
         os.umask(old)
 
 
-# -- 3. the output is checked before the fit; a late failure keeps the model ---------------
-def test_3_unwritable_output_fails_before_fitting(tmp_path, heart_csv, capsys, monkeypatch):
+# -- the output is checked before the fit; a late failure keeps the model ---------------
+def test_unwritable_output_fails_before_fitting(tmp_path, heart_csv, capsys, monkeypatch):
     def no_fit(*args, **kwargs):
         raise AssertionError("fitted although the output cannot be written")
 
@@ -149,7 +149,7 @@ def test_3_unwritable_output_fails_before_fitting(tmp_path, heart_csv, capsys, m
     assert code == 2 and "-o" in err and err.count("\n") == 1
 
 
-def test_3_late_write_failure_keeps_the_model_and_says_where(tmp_path, heart_csv, capsys,
+def test_late_write_failure_keeps_the_model_and_says_where(tmp_path, heart_csv, capsys,
                                                              monkeypatch):
     target = tmp_path / "m.json"
     save = gto.Tree.save
@@ -169,7 +169,7 @@ def test_3_late_write_failure_keeps_the_model_and_says_where(tmp_path, heart_csv
         os.unlink(rescue)
 
 
-# -- 4. Ctrl-C ------------------------------------------------------------------------------
+# -- Ctrl-C ------------------------------------------------------------------------------
 @pytest.fixture
 def default_sigint():
     """Python's own SIGINT handling during the test, as in an interactive session.
@@ -195,7 +195,7 @@ def _sigint_at(iteration):
     return callback
 
 
-def test_4_sigint_stops_optimize_returns_best_and_warns(default_sigint):
+def test_sigint_stops_optimize_returns_best_and_warns(default_sigint):
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(FIG2, X.shape[1])
     with pytest.warns(RuntimeWarning, match="interrupted"):
@@ -206,7 +206,7 @@ def test_4_sigint_stops_optimize_returns_best_and_warns(default_sigint):
     assert res.n_errors == walk_errors(res.tree, X, y) <= res.start_n_errors
 
 
-def test_4_sigint_stops_the_estimator_and_cross_validation(default_sigint):
+def test_sigint_stops_the_estimator_and_cross_validation(default_sigint):
     from sklearn.model_selection import cross_val_score
 
     X, y = problems.load("heart")
@@ -239,7 +239,7 @@ def test_4_sigint_stops_the_estimator_and_cross_validation(default_sigint):
     assert time.perf_counter() - t0 < 60
 
 
-def test_4_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, heart_csv):
+def test_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, heart_csv):
     model = tmp_path / "m.json"
     old = os.umask(0o027)
     try:
@@ -264,8 +264,8 @@ def test_4_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, 
     assert walk_errors(tree, X, y) == n_errors < np.sum(y != np.bincount(y).argmax())
 
 
-# -- 5. command-line mistakes: one line, exit 2 --------------------------------------------------
-def test_5_classes_without_leaves(tmp_path, capsys):
+# -- command-line mistakes: one line, exit 2 --------------------------------------------------
+def test_classes_without_leaves(tmp_path, capsys):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
     three = csv_file(tmp_path, X, np.arange(60) % 3, "three.csv")
@@ -276,14 +276,14 @@ def test_5_classes_without_leaves(tmp_path, capsys):
     assert code == 2 and "5 classes" in err and "--depth" in err and err.count("\n") == 1
 
 
-def test_5_numeric_target_with_hundreds_of_values(tmp_path, capsys):
+def test_numeric_target_with_hundreds_of_values(tmp_path, capsys):
     X, _ = problems.load("heart")
     path = csv_file(tmp_path, X[:, 1:], X[:, 0] + 0.5, "t.csv")
     code, _, err = run(capsys, "fit", path, "-o", tmp_path / "m.json")
     assert code == 2 and "really the class column" in err and err.count("\n") == 1
 
 
-def test_5_bad_options_are_usage_errors(tmp_path, heart_csv, capsys):
+def test_bad_options_are_usage_errors(tmp_path, heart_csv, capsys):
     for argv in (["fit", heart_csv, "--method", "frank-wolfe", "--objective", "minimum"],
                  ["fit", heart_csv, "--seed", "-1"],
                  ["experiment", "table1", "--jobs", "0"],
@@ -297,7 +297,7 @@ def test_5_bad_options_are_usage_errors(tmp_path, heart_csv, capsys):
         assert "error" in err and "Traceback" not in err
 
 
-def test_5_constant_column_at_1e308(tmp_path, capsys):
+def test_constant_column_at_1e308(tmp_path, capsys):
     X, y = problems.load("heart")
     X = X.copy()
     X[:, 3] = 1e308
@@ -310,9 +310,9 @@ def test_5_constant_column_at_1e308(tmp_path, capsys):
     assert walk_errors(tree, X, y) < np.sum(y == 1)
 
 
-# -- 6. missing values in the target --------------------------------------------------------------
+# -- missing values in the target --------------------------------------------------------------
 @pytest.mark.parametrize("marker", ["?", "NA", "NaN", ""])
-def test_6_missing_target_values_are_rejected_or_dropped(tmp_path, capsys, marker):
+def test_missing_target_values_are_rejected_or_dropped(tmp_path, capsys, marker):
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 2))
     y = (X[:, 0] > 0).astype(int).astype(str)
@@ -326,8 +326,8 @@ def test_6_missing_target_values_are_rejected_or_dropped(tmp_path, capsys, marke
     assert sorted(gto.Tree.load(tmp_path / "m.json").classes.tolist()) == [0, 1]
 
 
-# -- 7. label types round-trip --------------------------------------------------------------------
-def test_7_float_labels_score_correctly(tmp_path, capsys):
+# -- label types round-trip --------------------------------------------------------------------
+def test_float_labels_score_correctly(tmp_path, capsys):
     X, y = problems.load("heart")
     path = csv_file(tmp_path, X, y.astype(float))  # written as 0.0 / 1.0
     model = tmp_path / "m.json"
@@ -347,7 +347,7 @@ def _model_dict():
 
 
 @pytest.mark.parametrize("key", ["W", "gamma"])
-def test_8_null_weights_are_rejected(tmp_path, key):
+def test_null_weights_are_rejected(tmp_path, key):
     data = _model_dict()
     data[key] = None
     path = tmp_path / "m.json"
@@ -356,7 +356,7 @@ def test_8_null_weights_are_rejected(tmp_path, key):
         gto.Tree.load(path)
 
 
-def test_9_deep_nesting_is_a_one_line_error(tmp_path, capsys):
+def test_deep_nesting_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "deep.json"
     path.write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ValueError, match="not a gto model"):
@@ -373,8 +373,8 @@ def test_9_deep_nesting_is_a_one_line_error(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1
 
 
-# -- 10. subtrees of classes absent from y ----------------------------------------------------------
-def test_10_unused_subtrees_are_fitted_and_stay_put():
+# -- subtrees of classes absent from y ----------------------------------------------------------
+def test_unused_subtrees_are_fitted_and_stay_put():
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(((0, 1), (2, 3)), X.shape[1])
     tree.W[2] = np.arange(X.shape[1])
@@ -387,14 +387,14 @@ def test_10_unused_subtrees_are_fitted_and_stay_put():
     assert res.n_errors == walk_errors(res.tree, X, y, w) == 0
 
 
-def test_10_estimator_rejects_leaf_labels_outside_y():
+def test_estimator_rejects_leaf_labels_outside_y():
     X, y = problems.load("heart")
     with pytest.raises(ValueError, match=r"leaf labels \[7\]"):
         gto.GTOClassifier(structure=((0, 1), (0, 7)), max_iter=20).fit(X, y)
 
 
-# -- 11. deep trees keep a finite objective ---------------------------------------------------------
-def test_11_product_objective_of_a_depth_9_tree_is_finite():
+# -- deep trees keep a finite objective ---------------------------------------------------------
+def test_product_objective_of_a_depth_9_tree_is_finite():
     X, y = problems.load("heart")
     tree = gto.Tree.complete(9, [0, 1], X.shape[1])
     res = gto.optimize(tree, X, y, max_iter=30, random_state=0)
@@ -405,8 +405,8 @@ def test_11_product_objective_of_a_depth_9_tree_is_finite():
     assert P[0] == 0 and P[1] == gto.engine._objectives.PRODUCT_CAP and P[2] == 6.0
 
 
-# -- 12. extreme feature scales -----------------------------------------------------------------
-def test_12_extreme_scales_give_the_same_trees():
+# -- extreme feature scales -----------------------------------------------------------------
+def test_extreme_scales_give_the_same_trees():
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(FIG2, X.shape[1])
     plain = gto.optimize(tree, X, y, max_iter=300, random_state=0)
@@ -422,8 +422,8 @@ def test_12_extreme_scales_give_the_same_trees():
     assert np.all(const.tree.W[:, -2:] == 0)
 
 
-# -- 13. broken pipe ----------------------------------------------------------------------------
-def test_13_broken_pipe_exits_quietly(tmp_path):
+# -- broken pipe ----------------------------------------------------------------------------
+def test_broken_pipe_exits_quietly(tmp_path):
     """Like `gto show m.json | head`: the reader has gone before the output is written."""
     X, y = problems.load("heart")
     data = csv_file(tmp_path, X, y)
@@ -439,8 +439,8 @@ def test_13_broken_pipe_exits_quietly(tmp_path):
         assert done.stderr == b"" and done.returncode == 141, (argv, done.stderr)
 
 
-# -- 14. smaller ones ---------------------------------------------------------------------------
-def test_14_input_messages_name_the_argument():
+# -- smaller ones ---------------------------------------------------------------------------
+def test_input_messages_name_the_argument():
     import scipy.sparse as sp
 
     X, y = problems.load("heart")
@@ -462,7 +462,7 @@ def test_14_input_messages_name_the_argument():
     assert "np.int64" not in str(exc.value) and "(0)" in str(exc.value)
 
 
-def test_14_model_files_from_fit_old_files_and_bom(tmp_path, heart_csv, capsys):
+def test_model_files_from_fit_old_files_and_bom(tmp_path, heart_csv, capsys):
     model = tmp_path / "m.json"
     assert run(capsys, "fit", heart_csv, "--max-iter", "30", "-o", model, "-q")[0] == 0
     tree = gto.Tree.load(model)
@@ -477,7 +477,7 @@ def test_14_model_files_from_fit_old_files_and_bom(tmp_path, heart_csv, capsys):
     assert gto.Tree.load(bom).W.tolist() == tree.W.tolist()
 
 
-def test_14_epts_nan_objective_is_not_success_and_linprog_empty_c():
+def test_epts_nan_objective_is_not_success_and_linprog_empty_c():
     res = tabu.epts(lambda u: np.nan, A_ub=[[1.0, 1.0]], b_ub=[1.0], max_iter=10)
     assert not res.success and res.status == Status.ERROR and "NaN" in res.message
     half = tabu.epts(lambda u: np.nan if u.sum() == 0 else -u.sum(), A_ub=[[1.0, 1.0]],

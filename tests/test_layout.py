@@ -1,5 +1,5 @@
 """The package layout: no import cycles (lazy, function-level imports included) and each
-layer of ``gto`` importing only the layers below it (DESIGN §9b).
+layer of ``gto`` importing only the layers below it (docs/DESIGN.md §9b).
 
 The import graph is read from the source with ``ast`` (every ``import`` and ``from ...
 import`` anywhere in a module, and ``importlib.import_module`` with a literal name), so

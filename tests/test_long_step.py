@@ -1,4 +1,4 @@
-"""Long steps (DESIGN §3b) against the objective evaluated literally along the ray."""
+"""Long steps (docs/DESIGN.md §3b) against the objective evaluated literally along the ray."""
 import numpy as np
 import pytest
 

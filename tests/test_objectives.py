@@ -12,7 +12,7 @@ COUNT_TOL = 1e-9  # round-off allowance of eq. 15 at a vertex (gto.engine._objec
 def literal_error(tree, X, y, objective, p, weight):
     """Paper §3 evaluated one point, leaf and decision at a time.
 
-    Lexicographic (DESIGN §2): count + eps * m / (m + 1), eps half the smallest weight.
+    Lexicographic (docs/DESIGN.md §2): count + eps * m / (m + 1), eps half the smallest weight.
     """
     if objective == "lexicographic":
         count = literal_error(tree, X, y, "count", p, weight)

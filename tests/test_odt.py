@@ -1,4 +1,4 @@
-"""gto.mip.solve_odt against brute force over every group/subset choice (issue 14)."""
+"""gto.mip.solve_odt against brute force over every group/subset choice."""
 import itertools
 import math
 

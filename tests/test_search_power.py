@@ -1,4 +1,4 @@
-"""Start portfolio, refinement, coarse-to-fine schedule and the paper's configuration (issue 11)."""
+"""Start portfolio, refinement, coarse-to-fine schedule and the paper's configuration."""
 import time
 
 import numpy as np

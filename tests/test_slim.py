@@ -1,4 +1,4 @@
-"""gto.slim (issue 15): SAT encodings against brute force, DT-SLIM on planted trees."""
+"""gto.slim: SAT encodings against brute force, DT-SLIM on planted trees."""
 import itertools
 from functools import lru_cache
 

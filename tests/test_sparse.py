@@ -1,4 +1,4 @@
-"""Sparse vertices, the L1 penalty and the feature budget (issue 10, DESIGN §3b),
+"""Sparse vertices, the L1 penalty and the feature budget,
 against independent truths: a brute-force axis-aligned depth-2 optimiser,
 planted sparse trees, scikit-learn's own CART predictions and the penalty
 evaluated literally from the returned tree."""

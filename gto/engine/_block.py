@@ -1,4 +1,4 @@
-"""One decision's basis block of the tree polytope (DESIGN §3).
+"""One decision's basis block of the tree polytope (docs/DESIGN.md §3).
 
 For decision d the rows ``a_t = s_t * [x_i, -1]`` of its triples make the
 slacks ``r_t = 1 - a_t @ theta`` with ``theta = (w_d, gamma_d)``.  A vertex
@@ -7,7 +7,7 @@ is, per decision, n + 1 affinely independent tight triples (r = 0): the block
 y (violated side, r >= 0) or its u (r <= 0) basic; ``ybasic`` records which,
 so degenerate triples (r = 0 outside the block) follow the LP exactly.
 
-Sparse vertices (DESIGN §3b): rows ``coord .. coord + n_coord - 1`` may be
+Sparse vertices (docs/DESIGN.md §3b): rows ``coord .. coord + n_coord - 1`` may be
 coordinate rows ``e_j`` with right-hand side 0 (tight: ``w_j = 0``; their
 "y" is ``w_j^-``, basic when ``w_j < 0``, their "u" ``w_j^+``).  They enter
 and leave like triples: freeing one moves ``w_j`` off zero (sigma = +1 up,

@@ -44,7 +44,7 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     pseudo-row (see :mod:`gto.engine._block`).
 
     With coordinate rows (``rhs`` 0 on rows ``coord .. coord + n_coord - 1``,
-    DESIGN §3b) every zero weight of ``theta`` starts tight and so stays 0;
+    docs/DESIGN.md §3b) every zero weight of ``theta`` starts tight and so stays 0;
     a weight that reaches 0 on the way becomes tight too.
 
     A row that would leave the tight rows more ill-conditioned than

@@ -2,7 +2,7 @@
 
 For point i, decision d and side s (-1 left, +1 right) the slack is
 ``r = 1 - s * (x_i @ w_d - gamma_d)``; the triple exists only when a leaf of
-the point's class lies on side s of decision d (DESIGN §2).  The polyhedron
+the point's class lies on side s of decision d (docs/DESIGN.md §2).  The polyhedron
 is ``y_t >= r_t, y_t >= 0``; in standard form each triple is a row
 
     s * x_i @ w_d - s * gamma_d + y_t - u_t = 1,   y_t, u_t >= 0,

@@ -10,7 +10,7 @@ search is exact.  After each step the slacks are tightened to max(0, r),
 which can only lower f (f is non-decreasing in y >= 0).  The method stops
 when the minimum principle holds, ``grad f(x) . (v - x) >= 0``.
 
-With the L1 penalty (``problem.blocks.alpha``, DESIGN §3b) the objective adds
+With the L1 penalty (``problem.blocks.alpha``, docs/DESIGN.md §3b) the objective adds
 ``alpha * sum (w+ + w-)``, linear in the LP's variables: the subproblem
 charges alpha to both sides of each coordinate row, the line search adds
 the linear term ``alpha ((1 - lambda) |w|_1 + lambda |v_w|_1)`` and the

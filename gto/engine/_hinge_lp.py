@@ -5,7 +5,7 @@
 is, at a vertex, ``sum_t c_t max(0, r_t)``.  This is the Frank-Wolfe
 subproblem (costs = gradient of the product error) and the robust LP of the
 greedy start.  Costs ``ucost`` on the u side (``max(0, -r_t)``) give the L1
-penalty of DESIGN §3b: on a coordinate row ``r = -w_j``, so costs alpha on
+penalty of docs/DESIGN.md §3b: on a coordinate row ``r = -w_j``, so costs alpha on
 both sides charge ``alpha |w_j|`` (w- and w+).  Primal simplex on the block of :mod:`gto.engine._block`: the entering
 edge has the most negative slope; along it the objective is convex piecewise
 linear, so the step goes to the breakpoint where the slope turns
@@ -132,7 +132,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     falls along it, a long step goes to the breakpoint where its slope turns
     non-negative; otherwise the pivot is degenerate (step 0, the basic y or u
     of a zero slack leaves).  A long step that gains less than the tolerance
-    counts as degenerate.  Rounding (DESIGN §3): an edge descends only beyond
+    counts as degenerate.  Rounding (docs/DESIGN.md §3): an edge descends only beyond
     ``SLOPE_TOL`` plus its rounding bound (:func:`edge_slopes`); an edge with
     no pivot row (or whose pivot the block refuses as singular), or whose
     pivot raises the objective, is undone and skipped at this vertex (after

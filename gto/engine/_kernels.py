@@ -219,7 +219,7 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
 @njit(cache=True)
 def within_budget(tight, q, leave, coord, n_coord, budget):
     """True if freeing block position q for row ``leave`` leaves at most ``budget``
-    weights not pinned by a tight coordinate row (DESIGN §3b; ``budget < 0``: no
+    weights not pinned by a tight coordinate row (docs/DESIGN.md §3b; ``budget < 0``: no
     cap).  Coordinate rows are ``coord .. coord + n_coord - 1``."""
     if budget < 0:
         return True
@@ -253,7 +253,7 @@ def edge_slots(steps, leave, csteps, cleave, tight, n_real, ybasic, base, R, coo
     edge instead runs on along its ray to the first weight reaching 0
     (``csteps``, ``cleave``: the ratio tests over the coordinate rows only,
     rows counted from ``coord``), passing the triples' crossings.  Every
-    crossing on the ray is a vertex (DESIGN §3b, long steps), so this is a
+    crossing on the ray is a vertex (docs/DESIGN.md §3b, long steps), so this is a
     vertex with the same number of nonzero weights, one feature swapped.
     """
     m = tight.shape[0]

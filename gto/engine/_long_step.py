@@ -1,4 +1,4 @@
-"""The structured walker with long steps (DESIGN §3b).
+"""The structured walker with long steps (docs/DESIGN.md §3b).
 
 :class:`LongStepWalker` offers, on an edge, the best vertex along its ray
 instead of the first one (:mod:`gto.engine._ray`): the move still enters the edge's

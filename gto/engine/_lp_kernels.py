@@ -4,7 +4,7 @@ The crossover (:func:`gto.engine._crossover.purify`) and the robust LPs of the s
 (:mod:`gto.engine._hinge_lp`) work on blocks of m = n + 1 columns: with numpy each
 step paid far more in call overhead (a fresh ``scipy.linalg.null_space`` SVD,
 ``np.linalg.cond``, a dozen small array operations) than in arithmetic
-(issue 11: 2.7 ms per purification, a third of a run at N = 768).
+(docs/decisions.md).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The GTO error functions (paper §3, eq. 15, 17, 19; DESIGN §2) and the lexicographic one."""
+"""The GTO error functions (paper §3, eq. 15, 17, 19; docs/DESIGN.md §2) and the lexicographic one."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Restarts of ``gto.optimize``: the start portfolio, one run per method, the schedule (issue 11).
+"""Restarts of ``gto.optimize``: the start portfolio, one run per method, the schedule.
 
 A restart takes a start from the portfolio, moves it to a vertex (the
 crossover, Theorem 4.1) and searches.  Starts, in order: the ``init`` start
@@ -9,7 +9,7 @@ then kicks of the best tree found so far alternating with random trees
 
 Two tabu configurations (``options`` of ``gto.optimize``):
 
-* ``{"paper": True}``: Algorithm 5.2 as published (DESIGN §4): one EPTS run of
+* ``{"paper": True}``: Algorithm 5.2 as published (docs/DESIGN.md §4): one EPTS run of
   ``max_iter`` moves from the start; restarts are the init start, the greedy
   tree when the first is the given tree, then random trees.
 * the default: iterated local search.  The start is refined by alternating
@@ -63,23 +63,21 @@ PATIENCE = 40
 #: the alternating LPs per refit; ``kick``: False starts each round from the best
 #: vertex so far instead of a kick of it; ``round_iter`` and ``polish`` None: scaled with the
 #: number of points N (:func:`round_lengths`).
-#: ``long_steps`` is off by default: plain EPTS reaches better trees per second with
-#: long steps at N = 7 680 but not at 768, and inside this search (refits, kicks,
-#: time limit) short steps did better at 7 680 too (issue 11 report)
+#: ``long_steps`` is off by default: inside this search (refits, kicks, time limit)
+#: short steps reached better trees per second (docs/decisions.md)
 SCHEDULE = {"paper": False, "round_iter": None, "polish": None, "refine": True,
             "refine_rounds": 2, "kick": True, "patience": PATIENCE, "long_steps": 0,
             "race": True}
 #: racing of the polish runs: every ``share * polish`` moves a round's polish ends when
 #: its fewest errors exceed ``factor * best + slack`` (best: the restart's fewest so
-#: far), so hopeless kicks cost a quarter of a round (issue 11 measurements: planted
-#: N = 768, seeds 0-9, mean error / planted 1.050 -> 0.989 from the greedy start,
-#: 1.092 -> 1.045 from CART, at about the same time)
+#: far), so hopeless kicks cost a quarter of a round and the budget buys more rounds
+#: (better trees on planted data at about the same time: docs/decisions.md)
 RACE = (0.25, 1.1, 2)
 #: how a round ends normally (its budget, or the race of a polish run); any other status
 #: (time limit, callback, Ctrl-C, no move) ends the restart
 ROUND_ENDS = (Status.ITERATION_LIMIT, Status.COMPLETED)
 #: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
-#: objective's own moves per round are a third of that (issue 11 measurements)
+#: objective's own moves per round are a third of that (docs/decisions.md)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
 KINDS = ("tree", "greedy", "cart", "random", "kick")
 

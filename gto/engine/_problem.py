@@ -59,7 +59,7 @@ class Objective:
 
 
 class PreparedData:
-    """Validated data, duplicates merged (DESIGN §3), zero weights dropped, points
+    """Validated data, duplicates merged (docs/DESIGN.md §3), zero weights dropped, points
     grouped by class and scaled (:class:`gto.engine._scaling.Scaler`): ``X1 = [x', -1]``."""
 
     def __init__(self, tree, X, y, sample_weight=None, coordinate_rows=False):
@@ -83,7 +83,7 @@ class PreparedData:
 class Layout:
     """The structure against the points' classes: leaf sides of each decision,
     the class leaves of each point (``mask``, ``point_leaves``, ``leaf_slices``)
-    and the children of each decision (paper §2, DESIGN §1)."""
+    and the children of each decision (paper §2, docs/DESIGN.md §1)."""
 
     def __init__(self, tree, y):
         self.structure = tree.structure
@@ -108,8 +108,8 @@ class Layout:
 
 
 class TripleRows:
-    """Per decision, the rows of its block (DESIGN §3, :mod:`gto.engine._block`): triple rows
-    ``s [x', -1]`` with right-hand side 1, then (sparse vertices, DESIGN §3b) its
+    """Per decision, the rows of its block (docs/DESIGN.md §3, :mod:`gto.engine._block`): triple rows
+    ``s [x', -1]`` with right-hand side 1, then (sparse vertices, docs/DESIGN.md §3b) its
     coordinate rows ``e_j @ theta_d = 0`` (j < n) with right-hand side 0."""
 
     def __init__(self, tree, data, coordinate_rows=False, alpha=0.0, max_features=None):
@@ -154,7 +154,7 @@ class TreeProblem:
         self.p = p
 
     def penalty(self, Theta):
-        """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (DESIGN §3b)."""
+        """``alpha * sum |w|`` of scaled parameters ``Theta`` (D, n + 1) (docs/DESIGN.md §3b)."""
         return self.blocks.alpha * float(np.abs(np.asarray(Theta)[:, :-1]).sum())
 
     # -- evaluation ------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Long steps: the best vertex along an edge ray of the tree polytope (DESIGN §3b).
+"""Long steps: the best vertex along an edge ray of the tree polytope (docs/DESIGN.md §3b).
 
 Along the edge that frees block position q of decision d in direction sigma,
 ``theta(t) = theta + t sigma M^-1 e_q``: the other n tight rows stay tight, so

@@ -176,7 +176,7 @@ def is_complete(tree):
 def cart_tree(problem, random_state=0):
     """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
     of the same depth, its splits placed on the structure's decisions by
-    position (DESIGN §6), leaf classes kept from the structure.
+    position (docs/DESIGN.md §6), leaf classes kept from the structure.
 
     Where CART stopped early (a pure node) the decision sends every point
     left (``w = 0``).  Then, top-down, a split is reversed (``(w, gamma) ->

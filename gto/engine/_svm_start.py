@@ -5,7 +5,7 @@ the points that reach it (standardised features, the scaling folded back), to
 send each point towards the subtree that holds its class.  It is the
 ``"svm"`` candidate of ``GTOClassifier``'s internal model selection: with
 ``penalty="l1"`` a 1-norm SVM at each decision (sparse weights, the convex
-analogue of GTO's ``alpha`` penalty, DESIGN §3b), weighed by the CV against
+analogue of GTO's ``alpha`` penalty, docs/DESIGN.md §3b), weighed by the CV against
 GTO's searched trees; with ``penalty="l2"`` the max-margin start of the
 estimator's unpenalised search.
 """

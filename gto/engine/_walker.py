@@ -1,7 +1,7 @@
-"""The structured walker: EPTS on the tree polytope (DESIGN §3, paper §4-5.2).
+"""The structured walker: EPTS on the tree polytope (docs/DESIGN.md §3, paper §4-5.2).
 
 A vertex is D blocks of n + 1 tight rows: triples and, with sparse vertices
-(DESIGN §3b, ``problem.blocks.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
+(docs/DESIGN.md §3b, ``problem.blocks.n_coord > 0``), coordinate rows ``w_j = 0``.  Its
 2 D (n + 1) edges each move one decision only, so the objective of a
 neighbour is updated from the cached leaf errors of the other decisions.
 Variables are numbered as the columns of the standard form:
@@ -202,7 +202,7 @@ class TreeWalker(Walker):
         self._fresh[d] = True
 
     def _penalty(self, theta):
-        """``alpha * sum |w|`` of one decision's scaled parameters (DESIGN §3b)."""
+        """``alpha * sum |w|`` of one decision's scaled parameters (docs/DESIGN.md §3b)."""
         return self._alpha * float(np.abs(theta[:-1]).sum()) if self._alpha else 0.0
 
     def _locate(self, entering):

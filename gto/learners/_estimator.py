@@ -1,6 +1,6 @@
 """``GTOClassifier``: global tree optimization as a scikit-learn estimator.
 
-Capacity control (DESIGN §3b): the L1 penalty ``alpha`` and the budget
+Capacity control (docs/DESIGN.md §3b): the L1 penalty ``alpha`` and the budget
 ``max_features`` of nonzero weights per decision are chosen by internal
 stratified cross-validation over a small grid when set to ``"auto"``; with
 ``alpha="auto"`` the same CV also weighs linear-SVM trees of the same
@@ -51,7 +51,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     depth : int, default 2
         Depth of the default complete tree (needs 2**depth >= number of classes).
     alpha : float >= 0 or "auto", default "auto"
-        L1 penalty ``alpha * sum |w|`` on the standardised scale (DESIGN §3b).
+        L1 penalty ``alpha * sum |w|`` on the standardised scale (docs/DESIGN.md §3b).
         ``"auto"`` picks it from ``ALPHA_GRID`` by internal stratified
         ``cv``-fold cross-validation (held-out accuracy), together with the
         linear-SVM trees when ``svm`` is on (the alpha-0 search then also
@@ -97,11 +97,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         has more training errors than it.
     objective, method, p, max_iter, time_limit, restarts, random_state, verbose
         As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
-        for the final fit only).  (Stopping a search once its objective is 0,
-        a global optimum with ``alpha = 0``, saves most of the time on
-        separable data, but held out it was mixed, with the stop against
-        without: spectf 16.6 against 14.3 %, wdbc 7.0 against 7.6 %; so the
-        search runs its ``max_iter`` moves.)
+        for the final fit only).  A search is not stopped at objective 0 (a global
+        optimum with ``alpha = 0``): held out that was mixed (docs/decisions.md).
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -115,76 +112,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         categorical one); the fitted tree then works on the original columns
         (``feature_importances_`` is then not computed).
 
-    Defaults (measured, issue 10 protocol: stratified 5-fold CV, min-max
-    scaling on the training fold, depth 2; test error % of the refit that the
-    internal 5-fold CV chose on each training fold, read off the per-candidate
-    records of ``python -m experiments.selection`` (``--summary``), 3 000
-    moves, the start portfolio; the searched candidates' records of the first
-    six sets are from the search before its last changes)::
-
-        candidates, rule             heart liver cancer diab. wdbc cred-g austr. gen.
-        alpha 0 alone                 22.9  30.7   4.8   22.6  7.6  30.0   13.5  6.1
-        alpha in (0,.3,1,3), best     21.2  30.7   3.5   24.0  4.4  31.6   16.2  5.8
-        alpha in (0,.3,1,3), 1se      21.2  30.7   3.2   22.8  4.2  31.6   16.2  7.5
-        alphas + SVM C=1, 1se         18.2  31.9   3.1   22.9  3.5  28.1   13.8  7.5
-        alphas + SVM (.01,.1,1), best 16.5  32.8   3.7   23.0  2.6  27.9   13.6  5.8
-        alphas + SVM (.01,.1,1), 1se  16.2  32.5   3.1   22.8  2.6  27.6   13.3  7.5
-        SVM trees alone, 1se          16.2  32.8   3.1   22.9  2.6  27.6   13.3 12.4
-        alpha 0 from SVM tree alone   23.9  29.0   5.3   22.5  5.6  27.9   15.8  6.7
-        same grid, alpha 0 from the
-          SVM tree (C=.1), best       16.5  30.1   3.7   23.0  2.6  27.9   13.6  6.2
-          ... 1se                     16.2  31.9   3.1   22.8  2.6  27.6   13.3  6.2
-        both alpha-0 points, 1se      16.2  32.2   3.1   22.8  2.6  27.6   13.3  6.2
-        records of the current search, alpha 0 from three starts:
-          L2 SVM (.01,.1,1), 1se      16.2  32.2   3.1   22.8  2.6  27.6   13.3  6.1
-          1-norm SVM (.1,.3,1), best  17.2  28.4   3.5   22.8  2.5  29.2   13.8  6.1
-          ... 1se (the default)       15.8  31.9   3.5   22.3  2.5  27.9   13.3  6.1
-
-    No single alpha wins everywhere (liver and credit-g want none, wdbc a
-    large one), and the L1-penalised searched trees lose to plain linear-SVM
-    trees on heart, wdbc, credit-g and australian while they win clearly on
-    liver, the generated data (oblique planted trees) and magic/phoneme
-    (``experiments.quality``).  The default scores both kinds and takes the
-    one-standard-error rule, which was at or below the plain best on seven of
-    these eight sets.  Its SVM trees are 1-norm ones (``SVM_PENALTY``): in
-    the same records as accurate as the L2 trees on average (mean over 12
-    sets 14.7 against 14.8 %) with 2-50 times fewer nonzero weights on wide
-    data (wdbc, spectf, clean1); the C grid was chosen among five L1 grids on
-    these records (DESIGN §6).  Its unpenalised searched tree runs from three starts,
-    the SVM tree of C = 0.1 (``SVM_START_C``), the greedy LP tree and CART,
-    and keeps the fewest training errors.  In the same records the alpha-0
-    search from the SVM tree alone is better than from the greedy/CART
-    portfolio on liver, wdbc, credit-g and diabetes and worse on heart,
-    cancer, australian and the generated data.  Held out
-    (``experiments.quality``), the SVM start alone against the portfolio:
-    liver 33.6 -> 31.9, generated 7.1 -> 6.2, credit-g 27.8 -> 27.6, magic
-    16.4 -> 17.4, phoneme 20.8 -> 20.9; the two scored as separate grid
-    points: liver 32.8, generated 7.0, credit-g 27.8, phoneme 21.0, magic
-    16.6; all three starts in one point (the default) against the SVM start
-    alone: spectf 16.6 -> 14.3, generated 7.4 -> 6.1, magic 17.4 -> 16.5,
-    phoneme 20.9 -> 20.3, liver 31.3 -> 32.2, the other eight sets unchanged,
-    for 10-40 % more fit time (two more searches for one of the seven grid
-    points).  Earlier rounds: alpha 10 or the axis-aligned budget
-    (``max_features="auto"``) in the grid helped some sets and hurt others by
-    more, so neither is in the default grid.  Held out, the default against
-    alpha 0, depth-2 CART and the best depth-2 peer (obliquetree, STree,
-    pystreed), test error % (``python -m experiments.quality``, README "Held-out
-    quality")::
-
-        data         default alpha0 CART  best peer     data      default alpha0 CART  best peer
-        heart         15.8   24.3   28.6  20.2 obl.     credit-g   27.9   29.0   29.7  26.9 pys.
-        cancer         3.5    5.7    5.6   3.5 STree    magic      16.5   16.4   20.6  18.9 STree
-        diabetes      22.3   24.2   24.6  22.5 STree    phoneme    19.9   19.1   22.8  20.8 pys.
-        liver         31.9   29.3   33.3  32.2 STree    spectf     14.3   16.9   26.4  23.8 pys.
-        clean1         0.0    0.6    0.0   0.0          twonorm     2.5    3.9   30.7   2.6 STree
-        australian    13.3   14.9   15.9  14.6 STree    wdbc        2.5    7.2    8.3   2.6 STree
-        generated      6.1    5.2   23.3  12.9 STree
-
-    The
-    search's linear algebra works on (n+1)-sized blocks, where BLAS threads
-    cost more than they give (scipy ``null_space`` of a 120 x 169 matrix: 80 ms
-    with OpenBLAS threads, 6 ms with one, on a busy 2-core machine), so a fit
-    runs with one BLAS thread; ``n_jobs`` spreads the internal CV instead.
+    The default grid scores the penalised searches (``ALPHA_GRID``) beside the 1-norm
+    linear-SVM trees (``SVM_C_GRID``) and picks by the one-standard-error rule: no single
+    alpha was best on every data set, and the searched and the SVM trees each won on
+    some, so the internal CV chooses per data set.  The unpenalised search starts from
+    the L2 SVM tree of ``SVM_START_C``, the greedy LP tree and CART and keeps the fewest
+    training errors.  A fit runs with one BLAS thread (the search's blocks are small,
+    where threads cost more than they give); ``n_jobs`` spreads the internal CV
+    instead.  The measurements behind these choices: docs/decisions.md.
 
     Attributes
     ----------
@@ -202,10 +137,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     best_index_ : index of the chosen grid point in ``cv_results_`` (or None).
     classes_ : array of class labels.
     leaf_proba_ : (n_leaves, n_classes) class frequencies of the training
-        if not isinstance(self.init, str) and not isinstance(self.init, Tree) \
-                and not hasattr(self.init, "tree_"):
-            raise TypeError("init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
-                            f"got a {type(self.init).__name__} without a fitted tree_")
         points in each leaf; an empty leaf predicts its own label with 1.
     result_ : the :func:`gto.optimize` result of the final fit (for a linear-SVM
         tree an ``OptimizeResult`` with ``tree``, ``n_errors``, ``nit``, ``message``).
@@ -271,6 +202,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 "structure takes nested (left, right) pairs of class labels; to start "
                 "from a gto.Tree or a fitted DecisionTreeClassifier pass it as init="
             )
+        if not isinstance(self.init, str) and not isinstance(self.init, Tree) \
+                and not hasattr(self.init, "tree_"):
+            raise TypeError("init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
+                            f"got a {type(self.init).__name__} without a fitted tree_")
 
     def _initial_tree(self, n_features):
         if not isinstance(self.init, str):
@@ -320,7 +255,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             grid = [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
         grid = [{**g, "svm_C": None} for g in grid]
         if isinstance(self.alpha, str) and self.svm and isinstance(self.init, str):
-            # the unpenalised search also starts from the SVM tree (DESIGN §6)
+            # the unpenalised search also starts from the SVM tree (docs/DESIGN.md §6)
             grid = [{**g, "svm_C": SVM_START_C}
                     if g["alpha"] == 0 and g["max_features"] is None else g for g in grid]
             grid += [{"alpha": None, "max_features": None, "svm_C": c} for c in SVM_C_GRID]
@@ -341,8 +276,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
-        self._validate_params()
-        self._check_structure()
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
         and ``alpha`` None is the linear-SVM tree instead (:func:`gto.engine._svm_start.svm_tree`,
         no search); with ``svm_C`` and an ``alpha`` that tree is one more start,
@@ -408,6 +341,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
+        self._validate_params()
+        self._check_structure()
         self._categorical = {}
         if self.categorical_features is not None or self.one_group or non_numeric(X):
             from sklearn.utils.validation import _check_feature_names
@@ -481,7 +416,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
-    # -- inspection (DESIGN §9; gto.model.inspection) ------------------------------------
+    # -- inspection (docs/DESIGN.md §9; gto.model.inspection) ------------------------------------
     def _fit_inspection(self, X, sample_weight):
         from ..model import inspection
 
@@ -529,7 +464,7 @@ def one_standard_error(scores, complexity):
     always lets in a candidate that loses on one fold only: with one nonzero
     difference the mean equals that error.  Held out it moved clean1 0.0 ->
     0.6 %, cancer 3.1 -> 3.4, magic 17.4 -> 17.7 and phoneme 20.9 -> 20.6,
-    liver 33.9 -> 32.8; DESIGN §6.)"""
+    liver 33.9 -> 32.8; docs/DESIGN.md §6.)"""
     scores = np.asarray(scores, dtype=float)
     mean = scores.mean(axis=1)
     best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])

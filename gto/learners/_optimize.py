@@ -36,11 +36,9 @@ from ..utils.status import Status
 from ._one_group import one_group_tree
 
 METHODS = ("tabu", "frank-wolfe")
-#: the exact axis-aligned start costs ``starts.axis_work(X)`` = N n sum_f (distinct_f + 1)
-#: steps of about 100 ns (1e8: wdbc, 455 x 30, 10 s on a busy core; credit-g, 800 x 20
-#: with few distinct values, 1.5e7: 2 s); "auto" uses it for max_features=1 only up to
-#: this much work, else the CART tree.  (For larger budgets the CART start did better on
-#: planted sparse trees: 9/10 against 6/10.)
+#: the exact axis-aligned start costs ``axis_work(X)`` = N n sum_f (distinct_f + 1)
+#: steps of about 100 ns (about 10 s at 1e8); "auto" uses it for max_features=1 only up
+#: to this much work, else the CART tree (docs/decisions.md)
 AXIS_WORK_LIMIT = 1e8
 INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 #: above this many (merged) points the default tabu search runs coarse to fine
@@ -117,6 +115,8 @@ def _polling(callback, stop):
         return bool(callback(iteration, state, value)) if callback is not None else False
 
     return poll
+
+
 @validate_params(
     {
         "tree": "no_validation",  # gto.Tree or fitted DecisionTreeClassifier: as_tree
@@ -142,8 +142,6 @@ def _polling(callback, stop):
     },
     prefer_skip_nested_validation=True,
 )
-
-
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
@@ -195,14 +193,14 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         errors, :func:`gto.engine._starts.axis_aligned_tree`; ValueError unless the
         structure is complete of depth 1 or 2).
     options : for ``method="tabu"``: ``{"paper": True}`` runs Algorithm 5.2
-        exactly as published (one EPTS run per restart, DESIGN §4); otherwise
+        exactly as published (one EPTS run per restart, docs/DESIGN.md §4); otherwise
         the iterated local search of :mod:`gto.engine._portfolio` with keys
         ``round_iter``, ``polish``, ``refine``, ``refine_rounds``, ``kick``,
         ``patience``, ``long_steps``, ``race``.  Other keys are EPTS
         parameters for :func:`tabu.search` (or, for Frank-Wolfe, keyword
         arguments of :func:`gto.engine._frank_wolfe.frank_wolfe`).
     alpha : float >= 0, weight of the L1 penalty ``alpha * sum |w|`` over all
-        decisions on the internally standardised scale (DESIGN §3b; with the
+        decisions on the internally standardised scale (docs/DESIGN.md §3b; with the
         margin fixed at 1 a wider margin and fewer features, as in the 1-norm
         SVM), added to the objective.  With ``alpha > 0`` the answer is the
         tree with the best penalised objective (not the fewest errors).
@@ -211,7 +209,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         units) and the search never exceeds the budget.
 
     ``alpha > 0``, ``max_features`` or ``init="cart"`` switch on sparse
-    vertices (coordinate rows ``w_j = 0``, DESIGN §3b): the search then runs
+    vertices (coordinate rows ``w_j = 0``, docs/DESIGN.md §3b): the search then runs
     over the polytope with ``w = w+ - w-`` on per-feature standardised data,
     and zero weights of the start stay zero.  (``max_features=n_features``
     gives sparse vertices without a cap.)
@@ -328,7 +326,7 @@ def _fit_used_part(tree, used, X, y, sample_weight, call, checked):
 
 def _plan(tree, X, y, sample_weight, call, origin):
     """Prepare the problem (sparse vertices for a penalty, a feature budget or a CART or
-    axis start, DESIGN §3b) and plan the restarts: the first start from ``init``
+    axis start, docs/DESIGN.md §3b) and plan the restarts: the first start from ``init``
     ("auto": the tree, else the exact axis-aligned tree, CART or the greedy LP tree),
     then the portfolio of :mod:`gto.engine._portfolio`."""
     schedule, _ = split_options(call.method, call.options)

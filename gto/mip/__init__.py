@@ -1,4 +1,4 @@
-"""Exact MIP backend (DESIGN §7): the fixed-structure oblique tree and OCT.
+"""Exact MIP backend (docs/DESIGN.md §7): the fixed-structure oblique tree and OCT.
 
 ``solve`` fits the weights of a fixed oblique tree to proven optimality (or
 a proven gap); ``solve_oct`` is Bertsimas & Dunn's axis-aligned optimal

@@ -1,4 +1,4 @@
-"""Exact MIP for a fixed-structure oblique tree (DESIGN §7).
+"""Exact MIP for a fixed-structure oblique tree (docs/DESIGN.md §7).
 
 The model, on data scaled to [0, 1] per feature (``Scaling``):
 

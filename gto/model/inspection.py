@@ -1,9 +1,9 @@
-"""Looking inside a fitted tree, as with scikit-learn's trees (DESIGN §9, §9b).
+"""Looking inside a fitted tree, as with scikit-learn's trees (docs/DESIGN.md §9, §9b).
 
 ``export_text``, ``plot_tree``, depth, leaves, decision paths, feature
 importances and pruning of decisions that send every training point the
 same way.  Weights are read in original units (``gto.optimize`` folds its
-internal scaling back into the tree, DESIGN §9b).
+internal scaling back into the tree, docs/DESIGN.md §9b).
 
 One formatter writes a decision for the text, the DOT export and the
 picture: :func:`format_decision`.  A hyperplane prints only the features it
@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 #: a weight at or below this fraction of the decision's largest |w_j| or |gamma|
-#: is round-off and is not printed (DESIGN §9)
+#: is round-off and is not printed (docs/DESIGN.md §9)
 ROUND_OFF = 1e-9
 
 

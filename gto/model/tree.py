@@ -23,7 +23,7 @@ from ..utils._atomic import write_text_atomic
 from ..utils._validation import check_labels, check_sample_weight, check_X, non_numeric
 from . import inspection
 
-#: the paper's three-decision tree (Figure 2; DESIGN §1), two classes 0 and 1
+#: the paper's three-decision tree (Figure 2; docs/DESIGN.md §1), two classes 0 and 1
 FIGURE2 = ((0, 1), (0, 1))
 
 FORMAT = "gto.Tree"
@@ -219,7 +219,7 @@ class Tree:
     # -- constructors ------------------------------------------------------
     @classmethod
     def from_structure(cls, spec, n_features, W=None, gamma=None):
-        """Tree from the nested-pair spec of DESIGN §1, e.g. ``((0, 1), (0, 1))``."""
+        """Tree from the nested-pair spec of docs/DESIGN.md §1, e.g. ``((0, 1), (0, 1))``."""
         return cls(spec, n_features, W=W, gamma=gamma)
 
     @classmethod
@@ -443,7 +443,7 @@ class Tree:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"{path} is not a gto model file: {exc}") from None
 
-    # -- inspection (gto.model.inspection; DESIGN §9) ------------------------------------
+    # -- inspection (gto.model.inspection; docs/DESIGN.md §9) ------------------------------------
     def to_text(self, feature_names=None, precision=3, X=None):
         """Readable nested if/else rendering; only used features, in original units.
 

@@ -1,7 +1,7 @@
 """Explicit linked nodes for splicing subtrees, and conversion to and from :class:`gto.Tree`.
 
 A :class:`gto.Tree` stores decisions in preorder (W, gamma, subsets) and leaf
-labels left to right (DESIGN §1); local improvement cuts and re-attaches
+labels left to right (docs/DESIGN.md §1); local improvement cuts and re-attaches
 subtrees, which is easier on linked nodes.  A point goes left at a hyperplane
 decision iff ``x @ w - gamma <= 0``, at a subset decision ``(f, values)`` iff
 ``x_f`` is one of ``values`` (:mod:`gto.model.tree`).

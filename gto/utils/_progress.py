@@ -12,7 +12,7 @@ the first ETA read minutes for a run of a second.
 
 Library messages go to the ``logging`` logger ``"gto"`` (:data:`logger`);
 ``verbose=`` on :func:`gto.optimize` and ``GTOClassifier`` shows a bar and
-the per-restart messages (DESIGN §9).
+the per-restart messages (docs/DESIGN.md §9).
 """
 from __future__ import annotations
 
