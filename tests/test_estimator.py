@@ -41,7 +41,10 @@ def test_fit_predict_and_proba():
     for k in np.unique(leaf):
         share = np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k)
         assert np.allclose(clf.predict_proba(X[leaf == k])[0], share)
-    assert clf.n_iter_ == 2000
+    # every restart (the estimator's default three) within max_iter moves; n_iter_ their sum
+    runs = clf.result_.restarts
+    assert len(runs) == 3 and all(0 < r["nit"] <= 2000 for r in runs)
+    assert clf.n_iter_ == sum(r["nit"] for r in runs)
     assert clone(clf).get_params() == clf.get_params()
 
 
@@ -100,10 +103,9 @@ def test_cv_results_layout_and_joint_budget_selection():
     X, y = _tiny(1)
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
-    # the penalty path without a budget (alpha 0 searched from the SVM tree of
-    # SVM_START_C), the budgets without a penalty, the SVM trees
-    grid = ([(a, None, gto.learners._estimator.SVM_START_C if a == 0 else None)
-             for a in gto.learners._estimator.ALPHA_GRID]
+    # with the SVM trees the penalty path is alpha 0 alone (searched from the SVM tree
+    # of SVM_START_C), then the budgets without a penalty, then the SVM trees
+    grid = ([(0.0, None, gto.learners._estimator.SVM_START_C)]
             + [(0.0, m, None) for m in gto.learners._estimator.MAX_FEATURES_GRID if m is not None]
             + [(None, None, c) for c in gto.learners._estimator.SVM_C_GRID])
     res = clf.cv_results_
@@ -153,7 +155,7 @@ def test_cv_picks_the_axis_aligned_budget_on_a_planted_axis_tree():
 def test_one_standard_error_rule(monkeypatch):
     """selection="1se": the largest alpha whose mean CV accuracy is within one
     standard error of the best, from hand-run cross_val_score per alpha."""
-    X, y = _tiny(0)
+    X, y = _tiny(4)  # a case where the two rules differ (checked below)
     grid = (0.0, 0.3, 3.0, 30.0)
     monkeypatch.setattr(gto.learners._estimator, "ALPHA_GRID", grid)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -249,9 +251,47 @@ def test_the_search_starts_at_the_warm_start():
     start = gto.Tree.from_structure(((1, 0), (0, 1)), X.shape[1], W=W, gamma=gamma)
     walked = np.array([_walk_errors(W, gamma, start.structure, x[None], [1]) for x in X])
     start_labels = np.where(walked == 0, 1, 0)  # the label the literal walk reaches
-    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    # one restart: the default's further restarts start from the greedy LP tree and CART
+    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=0, restarts=1,
+                            random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == start_labels) >= 0.95
     X, y = problems.load("heart")
     cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
-    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, restarts=1,
+                            random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == cart.predict(X)) >= 0.95
+
+
+# -- the whole fit's time limit and parallel CV ------------------------------------
+def test_time_limit_is_shared_over_the_cv_and_the_refit(monkeypatch):
+    """time_limit bounds the whole fit: every search in the internal CV gets at most
+    CV_SHARE of it over the number of searched fold fits (of one stage), and the
+    refit at most what is left of it (spied on the optimize calls; no clock read)."""
+    X, y = _tiny(3)
+    real, limits = gto.learners._estimator.optimize, []
+
+    def spy(tree, X_, y_, **kw):
+        limits.append((len(y_), kw["time_limit"]))
+        return real(tree, X_, y_, **kw)
+
+    monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
+    clf = gto.GTOClassifier(cv=3, max_iter=30, time_limit=6.0, random_state=0).fit(X, y)
+    searched = sum(p["alpha"] is not None for p in clf.cv_results_["params"]) * 3
+    folds = [t for n, t in limits if n < len(y)]
+    assert folds and all(0 < t <= gto.learners._estimator.CV_SHARE * 6.0 / searched for t in folds)
+    assert all(0 < t <= 6.0 for n, t in limits if n == len(y))
+    untimed = gto.GTOClassifier(cv=3, max_iter=30, random_state=0)
+    limits.clear()
+    untimed.fit(X, y)
+    assert all(t is None for _, t in limits)
+
+
+def test_n_jobs_gives_the_same_fit():
+    """The internal CV's fold fits run in joblib workers with n_jobs=2: same scores,
+    same choice and same tree as one by one."""
+    X, y = _tiny(1)
+    one = gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
+    two = gto.GTOClassifier(cv=3, max_iter=60, random_state=0, n_jobs=2).fit(X, y)
+    assert np.array_equal(one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"])
+    assert one.best_index_ == two.best_index_
+    assert np.allclose(one.tree_.W, two.tree_.W) and np.allclose(one.tree_.gamma, two.tree_.gamma)
