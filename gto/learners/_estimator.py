@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
+from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._validation import non_numeric
 from ..utils.status import Status
@@ -442,10 +443,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
+        if self.encoding_ is not None and self.tree_.feature_names is None:
+            self.tree_.feature_names = self.tree_feature_names_  # e.g. "colour=red"
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
-        if not (self.encoding_ is not None and self.one_group):
-            self._fit_inspection(self._model_input(X), sample_weight)
+        self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         return self
 
@@ -455,12 +457,26 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.apply(self._model_input(X))
 
     def _model_input(self, X):
-        """X as the fitted tree reads it: encoded unless the tree is on the original columns."""
+        """New data as the fitted tree reads it (checked against the data fitted on).
+
+        Numeric data go through scikit-learn's checks (a DataFrame must have the
+        fitted columns in the fitted order).  With categorical columns a
+        DataFrame's columns are matched by name (any order; a missing or extra
+        column is a ValueError), and categories not seen in ``fit`` are
+        reported by an :class:`~gto.model._categorical.UnseenCategoryWarning`:
+        such a value matches none of the known ones (all its one-hot columns
+        are 0, and a subset test sends it right).
+        """
         if self.encoding_ is None:
             return validate_data(self, X, reset=False, dtype=np.float64)
-        if self.one_group:
-            return X
-        return self.encoding_.transform(X)
+        X = by_name(X, getattr(self, "feature_names_in_", None))
+        warn_unseen(self.encoding_, X)
+        return self._tree_input(X)
+
+    def _tree_input(self, X):
+        """Checked data in the tree's columns: one-hot encoded unless the tree is on
+        the original columns (``one_group``)."""
+        return X if self.one_group else self.encoding_.transform(X)
 
     def predict(self, X):
         """Class label of each sample's leaf."""
@@ -479,10 +495,28 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     # -- inspection (DESIGN §9; gto.model.inspection) ------------------------------------
     def _fit_inspection(self, X, sample_weight):
+        """Training counts per decision and importances per input column (the
+        one-hot columns of a categorical feature add up to that feature's)."""
         from ..model import inspection
 
         self.n_node_samples_ = inspection.node_samples(self.tree_, X, sample_weight)
-        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight)
+        groups = None
+        if self.encoding_ is not None and not self.one_group:
+            groups = self.encoding_.groups
+        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight,
+                                                                   groups=groups)
+
+    @property
+    def tree_feature_names_(self):
+        """Names of the columns ``tree_`` reads: ``feature_names_in_`` (or ``x0, x1,
+        ...``), with a one-hot encoded categorical feature as ``name=value`` columns."""
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if self.encoding_ is None:
+            return None if names is None else [str(n) for n in names]
+        if self.one_group:
+            return self.encoding_.feature_names
+        return self.encoding_.encoded_names
 
     def get_depth(self):
         """Depth of the fitted tree (longest root-to-leaf path)."""
@@ -497,8 +531,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def decision_path(self, X):
         """(n_samples, n_nodes) CSR indicator of the nodes each sample visits (preorder ids)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.tree_.decision_path(X)
+        return self.tree_.decision_path(self._model_input(X))
 
 
 def _complexity(params, n_features):
