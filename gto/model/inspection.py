@@ -74,11 +74,12 @@ def format_hyperplane(w, gamma, names, precision=3, rtol=ROUND_OFF):
 
     With one used feature the decision reads as a threshold on it (dividing
     by its weight, flipping the sign when the weight is negative); with none
-    it is the constant test ``0 <= gamma``.
+    it is the constant test ``0 <= gamma``, printed as what it is: ``True``
+    (every point goes left) or ``False`` (every point goes right).
     """
     used = used_features(w, gamma, rtol)
     if len(used) == 0:
-        return f"0 <= {_number(gamma, precision)}"
+        return "True" if gamma >= 0 else "False"
     if len(used) == 1:
         j = used[0]
         op = "<=" if w[j] > 0 else ">="
@@ -99,8 +100,11 @@ def _format_value(v):
 
 
 def subset_text(tree, d, names):
-    """``name in {a, b}`` for subset decision ``d`` (the text, the DOT export and plot_tree)."""
+    """``name in {a, b}`` for subset decision ``d`` (the text, the DOT export and plot_tree);
+    an empty set is the constant test ``False`` (every point goes right)."""
     f, values = tree.subsets[d]
+    if len(values) == 0:
+        return "False"
     return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
 
 
