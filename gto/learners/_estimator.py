@@ -24,6 +24,7 @@ from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
+from ..utils._progress import Progress
 from ..utils._validation import non_numeric
 from ..utils.status import Status
 from ._optimize import optimize, stop_if_interrupted
@@ -94,8 +95,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         ``depth`` are then not used); with ``alpha=0`` the fitted tree never
         has more training errors than it.
     objective, method, p, max_iter, time_limit, restarts, random_state, verbose
-        As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
-        for the final fit only).  (Stopping a search once its objective is 0,
+        As in :func:`gto.optimize` (``time_limit`` per call of it).  ``verbose=1``
+        shows a progress bar over the internal cross-validation's fits, then
+        :func:`gto.optimize`'s bar over the final fit's moves.  (Stopping a search once its objective is 0,
         a global optimum with ``alpha = 0``, saves most of the time on
         separable data, but held out it was mixed, with the stop against
         without: spectf 16.6 against 14.3 %, wdbc 7.0 against 7.6 %; so the
@@ -382,9 +384,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             splitter = check_cv(self.cv, y, classifier=True)
         folds = list(splitter.split(X, y))
         n_splits = len(folds)
-        jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test)
-                for params in grid for train, test in folds)
-        scores = np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), n_splits)
+        jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test)
+                for params in grid for train, test in folds]
+        with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
+                      force=True) as bar:  # verbose: a bar over the CV fits, as they end
+            scores = [bar.update() or s
+                      for s in Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)]
+        scores = np.array(scores).reshape(len(grid), n_splits)
         mean = scores.mean(axis=1)
         results = {"params": grid,
                    "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
