@@ -398,7 +398,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     (their help says what happens then)."""
 
     def _get_help_string(self, action):
-        if action.default in (None, False) or "%(default)" in (action.help or ""):
+        if action.default is None or action.default is False or "%(default)" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
@@ -501,8 +501,10 @@ def build_parser():
     experiment = sub.add_parser(
         "experiment", parents=[quiet], formatter_class=fmt,
         help="run an experiment of the paper (without NAME: list them; NAME --help: options)")
-    experiment.add_argument("name", nargs="?", choices=EXPERIMENTS)
-    experiment.add_argument("args", nargs=argparse.REMAINDER)
+    experiment.add_argument("name", nargs="?", choices=EXPERIMENTS,
+                            help="the experiment (without it: list them)")
+    experiment.add_argument("args", nargs=argparse.REMAINDER,
+                            help="its options (gto experiment NAME --help)")
     experiment.set_defaults(run=cmd_experiment)
     return parser
 
