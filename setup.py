@@ -1,6 +1,10 @@
 """Packaging for gto: global tree optimization (Bennett & Blue, 1996)."""
 from setuptools import setup
 
+#: the documentation's tools (tests/test_docs.py builds it, so the test extra has them too)
+DOCS = ["sphinx>=7", "numpydoc>=1.6", "sphinx-gallery>=0.15", "pydata-sphinx-theme>=0.15",
+        "matplotlib>=3.6"]
+
 setup(
     name="gto",
     version="0.1.0",
@@ -35,7 +39,9 @@ setup(
         "python-sat>=1.8.dev1",  # PyPI has only development releases
     ],
     extras_require={
-        "test": ["pytest>=7", "hypothesis>=6", "dask[distributed]>=2023.1", "matplotlib>=3.6"],
+        "test": ["pytest>=7", "hypothesis>=6", "dask[distributed]>=2023.1", "matplotlib>=3.6",
+                 *DOCS],
+        "docs": DOCS,
         "plots": ["matplotlib>=3.6"],
         "dask": ["dask[distributed]>=2023.1"],
     },

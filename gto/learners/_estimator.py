@@ -115,102 +115,59 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         categorical one); the fitted tree then works on the original columns
         (``feature_importances_`` is then not computed).
 
-    Defaults (measured, issue 10 protocol: stratified 5-fold CV, min-max
-    scaling on the training fold, depth 2; test error % of the refit that the
-    internal 5-fold CV chose on each training fold, read off the per-candidate
-    records of ``python -m experiments.selection`` (``--summary``), 3 000
-    moves, the start portfolio; the searched candidates' records of the first
-    six sets are from the search before its last changes)::
-
-        candidates, rule             heart liver cancer diab. wdbc cred-g austr. gen.
-        alpha 0 alone                 22.9  30.7   4.8   22.6  7.6  30.0   13.5  6.1
-        alpha in (0,.3,1,3), best     21.2  30.7   3.5   24.0  4.4  31.6   16.2  5.8
-        alpha in (0,.3,1,3), 1se      21.2  30.7   3.2   22.8  4.2  31.6   16.2  7.5
-        alphas + SVM C=1, 1se         18.2  31.9   3.1   22.9  3.5  28.1   13.8  7.5
-        alphas + SVM (.01,.1,1), best 16.5  32.8   3.7   23.0  2.6  27.9   13.6  5.8
-        alphas + SVM (.01,.1,1), 1se  16.2  32.5   3.1   22.8  2.6  27.6   13.3  7.5
-        SVM trees alone, 1se          16.2  32.8   3.1   22.9  2.6  27.6   13.3 12.4
-        alpha 0 from SVM tree alone   23.9  29.0   5.3   22.5  5.6  27.9   15.8  6.7
-        same grid, alpha 0 from the
-          SVM tree (C=.1), best       16.5  30.1   3.7   23.0  2.6  27.9   13.6  6.2
-          ... 1se                     16.2  31.9   3.1   22.8  2.6  27.6   13.3  6.2
-        both alpha-0 points, 1se      16.2  32.2   3.1   22.8  2.6  27.6   13.3  6.2
-        records of the current search, alpha 0 from three starts:
-          L2 SVM (.01,.1,1), 1se      16.2  32.2   3.1   22.8  2.6  27.6   13.3  6.1
-          1-norm SVM (.1,.3,1), best  17.2  28.4   3.5   22.8  2.5  29.2   13.8  6.1
-          ... 1se (the default)       15.8  31.9   3.5   22.3  2.5  27.9   13.3  6.1
-
-    No single alpha wins everywhere (liver and credit-g want none, wdbc a
-    large one), and the L1-penalised searched trees lose to plain linear-SVM
-    trees on heart, wdbc, credit-g and australian while they win clearly on
-    liver, the generated data (oblique planted trees) and magic/phoneme
-    (``experiments.quality``).  The default scores both kinds and takes the
-    one-standard-error rule, which was at or below the plain best on seven of
-    these eight sets.  Its SVM trees are 1-norm ones (``SVM_PENALTY``): in
-    the same records as accurate as the L2 trees on average (mean over 12
-    sets 14.7 against 14.8 %) with 2-50 times fewer nonzero weights on wide
-    data (wdbc, spectf, clean1); the C grid was chosen among five L1 grids on
-    these records (DESIGN §6).  Its unpenalised searched tree runs from three starts,
-    the SVM tree of C = 0.1 (``SVM_START_C``), the greedy LP tree and CART,
-    and keeps the fewest training errors.  In the same records the alpha-0
-    search from the SVM tree alone is better than from the greedy/CART
-    portfolio on liver, wdbc, credit-g and diabetes and worse on heart,
-    cancer, australian and the generated data.  Held out
-    (``experiments.quality``), the SVM start alone against the portfolio:
-    liver 33.6 -> 31.9, generated 7.1 -> 6.2, credit-g 27.8 -> 27.6, magic
-    16.4 -> 17.4, phoneme 20.8 -> 20.9; the two scored as separate grid
-    points: liver 32.8, generated 7.0, credit-g 27.8, phoneme 21.0, magic
-    16.6; all three starts in one point (the default) against the SVM start
-    alone: spectf 16.6 -> 14.3, generated 7.4 -> 6.1, magic 17.4 -> 16.5,
-    phoneme 20.9 -> 20.3, liver 31.3 -> 32.2, the other eight sets unchanged,
-    for 10-40 % more fit time (two more searches for one of the seven grid
-    points).  Earlier rounds: alpha 10 or the axis-aligned budget
-    (``max_features="auto"``) in the grid helped some sets and hurt others by
-    more, so neither is in the default grid.  Held out, the default against
-    alpha 0, depth-2 CART and the best depth-2 peer (obliquetree, STree,
-    pystreed), test error % (``python -m experiments.quality``, README "Held-out
-    quality")::
-
-        data         default alpha0 CART  best peer     data      default alpha0 CART  best peer
-        heart         15.8   24.3   28.6  20.2 obl.     credit-g   27.9   29.0   29.7  26.9 pys.
-        cancer         3.5    5.7    5.6   3.5 STree    magic      16.5   16.4   20.6  18.9 STree
-        diabetes      22.3   24.2   24.6  22.5 STree    phoneme    19.9   19.1   22.8  20.8 pys.
-        liver         31.9   29.3   33.3  32.2 STree    spectf     14.3   16.9   26.4  23.8 pys.
-        clean1         0.0    0.6    0.0   0.0          twonorm     2.5    3.9   30.7   2.6 STree
-        australian    13.3   14.9   15.9  14.6 STree    wdbc        2.5    7.2    8.3   2.6 STree
-        generated      6.1    5.2   23.3  12.9 STree
-
-    The
-    search's linear algebra works on (n+1)-sized blocks, where BLAS threads
-    cost more than they give (scipy ``null_space`` of a 120 x 169 matrix: 80 ms
-    with OpenBLAS threads, 6 ms with one, on a busy 2-core machine), so a fit
-    runs with one BLAS thread; ``n_jobs`` spreads the internal CV instead.
-
     Attributes
     ----------
     tree_ : gto.Tree
         The fitted tree (fewest training errors found).
-    alpha_, max_features_ : the penalty and budget used for ``tree_`` (None
-        when a linear-SVM tree was chosen).
-    svm_C_ : the ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the
-        SVM tree the chosen search also started from (``alpha_`` 0), else None.
-    cv_results_ : dict of arrays, as scikit-learn's searches: ``params``,
-        ``param_alpha`` (NaN for the SVM trees), ``param_max_features``,
-        ``param_svm_C`` (NaN for the searched trees), ``split{k}_test_score``,
-        ``mean_test_score``, ``std_test_score``, ``rank_test_score``; None when
-        nothing was selected (no "auto" parameter, or too few points per class).
-    best_index_ : index of the chosen grid point in ``cv_results_`` (or None).
-    classes_ : array of class labels.
-    leaf_proba_ : (n_leaves, n_classes) class frequencies of the training
-        points in each leaf; an empty leaf predicts its own label with 1.
-    result_ : the :func:`gto.optimize` result of the final fit (for a linear-SVM
-        tree an ``OptimizeResult`` with ``tree``, ``n_errors``, ``nit``, ``message``).
-    n_iter_ : int, tabu moves or Frank-Wolfe iterations over all restarts (the
-        SVM solver's iterations for a linear-SVM tree).
+    alpha_, max_features_ : float or None, int or None
+        The penalty and budget used for ``tree_`` (None when a linear-SVM tree
+        was chosen).
+    svm_C_ : float or None
+        The ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the SVM
+        tree the chosen search also started from (``alpha_`` 0), else None.
+    cv_results_ : dict of arrays or None
+        As scikit-learn's searches: ``params``, ``param_alpha`` (NaN for the SVM
+        trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
+        trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score``; None when nothing was selected (no "auto"
+        parameter, or too few points per class).
+    best_index_ : int or None
+        Index of the chosen grid point in ``cv_results_``.
+    classes_ : ndarray
+        The class labels.
+    leaf_proba_ : ndarray of shape (n_leaves, n_classes)
+        Class frequencies of the training points in each leaf; an empty leaf
+        predicts its own label with 1.
+    result_ : OptimizeResult
+        The :func:`gto.optimize` result of the final fit (for a linear-SVM tree
+        one with ``tree``, ``n_errors``, ``nit``, ``message``).
+    n_iter_ : int
+        Tabu moves or Frank-Wolfe iterations over all restarts (the SVM
+        solver's iterations for a linear-SVM tree).
     n_features_in_ : int
-    feature_names_in_ : names of the DataFrame columns fitted on, if any.
-    n_node_samples_ : (D, 2) training weight each decision sent left and right.
-    feature_importances_ : see :func:`gto.model.inspection.feature_importances`.
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Names of the DataFrame columns fitted on, if any.
+    encoding_ : Encoding or None
+        The one-hot encoding of categorical columns (None without them).
+    tree_feature_names_ : list of str
+        Names of the columns ``tree_`` reads (one-hot columns as ``name=value``).
+    n_node_samples_ : ndarray of shape (D, 2)
+        Training weight each decision sent left and right.
+    feature_importances_ : ndarray of shape (n_features,)
+        One importance per input column (:func:`gto.model.inspection.feature_importances`;
+        the one-hot columns of a categorical feature add up to its importance).
+    Notes
+    -----
+    The default grid, the one-standard-error rule and the starts of the
+    unpenalised search were chosen on held-out measurements (stratified 5-fold
+    cross-validation over the bundled data sets, ``python -m
+    experiments.selection`` and ``python -m experiments.quality``); the tables
+    and the alternatives tried are in ``docs/benchmarks.md`` ("How
+    GTOClassifier's defaults were chosen") and DESIGN §6.  A fit runs with one
+    BLAS thread: the search's linear algebra works on (n+1)-sized blocks, where
+    BLAS threads cost more than they give; ``n_jobs`` spreads the internal
+    cross-validation instead.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
