@@ -174,3 +174,23 @@ def test_cli_coded_categories_keep_names_and_target(tmp_path, capsys):
     code, out, err = run(capsys, "predict", model, path)
     assert code == 0, err
     assert "0 of 80 points misclassified" in err
+
+
+def test_cli_predict_says_which_categories_are_new(tmp_path, capsys):
+    path, frame = subset_data(tmp_path)
+    model = tmp_path / "m.json"
+    assert run(capsys, "fit", path, "--categorical", "colour,shape", "-o", model)[0] == 0
+    data = json.loads(model.read_text())
+    assert data["categories"] == [[0, ["blue", "green", "red"]], [2, ["ball", "box"]]]
+    new = frame.head(4).copy()
+    new.loc[new.index[:2], "colour"] = ["purple", "purple"]
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    code, out, err = run(capsys, "predict", model, new_path)
+    assert code == 0, err
+    assert "column 'colour' has 1 value(s) not seen in training ('purple'; 2 row(s))" in err
+    tree = gto.Tree.load(model)  # the documented behaviour: in no subset, so sent right
+    rows = new[["colour", "x", "shape"]].to_numpy(dtype=object)
+    assert out.splitlines()[1:] == tree.predict(rows).tolist()
+    code, _, err = run(capsys, "predict", model, path)
+    assert "not seen" not in err

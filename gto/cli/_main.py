@@ -218,7 +218,7 @@ def cmd_fit(args):
 def _label_columns(tree):
     """Feature names of a model's columns that no hyperplane reads: with subset tests
     they are read as category values (strings or numbers), the others as numbers."""
-    if not tree.has_subsets or tree.feature_names is None:
+    if not (tree.has_subsets or tree.categories) or tree.feature_names is None:
         return ()
     import numpy as np
 
@@ -226,6 +226,21 @@ def _label_columns(tree):
     numeric = np.any(tree.W[hyperplanes] != 0, axis=0) if hyperplanes else np.zeros(
         tree.n_features, dtype=bool)
     return [name for name, used in zip(tree.feature_names, numeric) if not used]
+
+
+def _note_unseen(args, tree, table):
+    """Say which categories of the data the model never saw in training (a subset
+    test sends them right: they are in no set)."""
+    for f, known in sorted((tree.categories or {}).items()):
+        known = set(known)
+        unseen = [v for v in table.X[:, f].tolist() if v not in known]
+        new = sorted(set(unseen), key=str)
+        if new:
+            rows = len(unseen)
+            name = tree.feature_names[f] if tree.feature_names else f"x{f}"
+            note(args, f"predict: column {name!r} has {len(new)} value(s) not seen in "
+                       f"training ({', '.join(map(repr, new[:5]))}{', ...' if len(new) > 5 else ''}"
+                       f"; {rows} row(s)); subset tests send them right")
 
 
 def _check_output(args):
@@ -254,6 +269,7 @@ def cmd_predict(args):
 
     _check_output(args)
     tree, table = _model_and_table(args)
+    _note_unseen(args, tree, table)
     pred = tree.predict(table.X)
     header, columns = ["prediction"], [pred.tolist()]
     if args.proba:
