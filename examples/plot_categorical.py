@@ -9,8 +9,8 @@ training warns (:class:`gto.model._categorical.UnseenCategoryWarning`).
 """
 import warnings
 
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 import gto

@@ -36,8 +36,8 @@ def fitted():
 
 def test_dataframe_fit_and_predict_warn_nothing():
     """A numeric DataFrame: fit, predict, score without the feature-names warning."""
-    df, y = mixed_frame()
-    num = df[["a", "b"]]
+    frame, y = mixed_frame()
+    num = frame[["a", "b"]]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf = gto.GTOClassifier(max_iter=100, alpha=0, random_state=0).fit(num, y)
@@ -46,7 +46,7 @@ def test_dataframe_fit_and_predict_warn_nothing():
 
 
 def test_string_column_export_text_names_the_one_hot_columns(fitted):
-    clf, df, _ = fitted
+    clf = fitted[0]
     text = gto.export_text(clf)  # no names given
     used = {j for d in range(clf.tree_.n_decisions)
             for j in gto.model.inspection.used_features(clf.tree_.W[d], clf.tree_.gamma[d])}
@@ -164,7 +164,7 @@ def test_cli_string_categories_fit_show_predict(tmp_path, capsys):
 
 
 def test_cli_coded_categories_keep_names_and_target(tmp_path, capsys):
-    path, frame = subset_data(tmp_path, codes=True)
+    path, _ = subset_data(tmp_path, codes=True)
     model = tmp_path / "m.json"
     assert run(capsys, "fit", path, "--categorical", "colour,shape", "-o", model)[0] == 0
     data = json.loads(model.read_text())

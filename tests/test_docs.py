@@ -25,7 +25,7 @@ def test_docs_build_without_warnings(tmp_path):
                PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b",
                            "html", str(tmp_path / "docs"), str(out)], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     api = (out / "api.html").read_text(encoding="utf-8")
     for name in ("GTOClassifier", "one_group", "optimize", "export_text", "solve_odt",

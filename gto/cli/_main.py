@@ -453,7 +453,7 @@ def build_parser():
                                            "(default: a complete tree of --depth)")
     shape.add_argument("--depth", type=positive_int, default=2,
                        help="complete tree of this depth, leaves cycling the classes")
-    fit_p.add_argument("--init", default="auto", metavar="{%s} or FILE" % ",".join(INITS),
+    fit_p.add_argument("--init", default="auto", metavar=f"{{{','.join(INITS)}}} or FILE",
                        help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
                             "CART, the better wins), or a model file to start from (its "
                             "structure and decisions)")
