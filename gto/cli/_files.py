@@ -94,8 +94,9 @@ def labels(values):
     return np.array(values)
 
 
-def _numbers(frame, column, path):
-    """Float column; DataError naming the line of the first text that is not a finite number."""
+def _numbers(frame, column, path, hint=False):
+    """Float column; DataError naming the line of the first text that is not a finite number
+    (with ``hint``, a feature column, saying that categories go in --categorical)."""
     text = frame[column].str.strip()
     try:
         values = text.astype(float).to_numpy()
@@ -106,6 +107,8 @@ def _numbers(frame, column, path):
         i = int(np.flatnonzero(bad)[0])
         what = "is not finite" if _to_float(text.iloc[i]) == _to_float(text.iloc[i]) else \
             "is not a number"
+        if hint and what == "is not a number":
+            what += " (a column of categories? name it in --categorical)"
         raise DataError(f"{path}: line {i + 2}, column {column!r}: {text.iloc[i]!r} {what}")
     return values
 
@@ -161,7 +164,7 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
         frame = frame[keep].reset_index(drop=True)
         if len(frame) == 0:
             raise DataError(f"{path}: every row has a missing value")
-    columns = [labels(frame[f]) if f in categorical else _numbers(frame, f, path)
+    columns = [labels(frame[f]) if f in categorical else _numbers(frame, f, path, hint=True)
                for f in features]
     if any(f in categorical for f in features):
         X = np.empty((len(frame), len(features)), dtype=object)
