@@ -244,8 +244,9 @@ def test_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, he
     old = os.umask(0o027)
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gto", "fit", str(heart_csv), "--restarts", "8", "-o",
-             str(model)], stderr=subprocess.PIPE, text=True, env=gto_env(), cwd=tmp_path,
+            [sys.executable, "-m", "gto", "fit", str(heart_csv), "--restarts", "8",
+             "--alpha", "0", "-o", str(model)],  # no internal CV: the final search runs
+            stderr=subprocess.PIPE, text=True, env=gto_env(), cwd=tmp_path,
             preexec_fn=_default_sigint_in_child)
     finally:
         os.umask(old)

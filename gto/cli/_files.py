@@ -94,8 +94,9 @@ def labels(values):
     return np.array(values)
 
 
-def _numbers(frame, column, path):
-    """Float column; DataError naming the line of the first text that is not a finite number."""
+def _numbers(frame, column, path, hint=False):
+    """Float column; DataError naming the line of the first text that is not a finite number
+    (with ``hint``, a feature column, saying that categories go in --categorical)."""
     text = frame[column].str.strip()
     try:
         values = text.astype(float).to_numpy()
@@ -106,6 +107,8 @@ def _numbers(frame, column, path):
         i = int(np.flatnonzero(bad)[0])
         what = "is not finite" if _to_float(text.iloc[i]) == _to_float(text.iloc[i]) else \
             "is not a number"
+        if hint and what == "is not a number":
+            what += " (a column of categories? name it in --categorical)"
         raise DataError(f"{path}: line {i + 2}, column {column!r}: {text.iloc[i]!r} {what}")
     return values
 
@@ -118,12 +121,15 @@ def _to_float(text):
 
 
 def read_table(path, target=None, features=None, target_optional=False, *, sep=",",
-               weight=None, drop_na=False):
+               weight=None, drop_na=False, categorical=()):
     """:class:`Table` ``(X, y, feature_names, sample_weight, n_dropped)`` from a CSV file.
 
     ``features``: column names to use (default: every column but ``target``
     and ``weight``).  ``target``: the class column; ``y`` is None when it is
     None, or when the file lacks it and ``target_optional`` is true.
+    ``categorical``: feature columns read as category values of their written
+    type (as class labels, :func:`labels`: ints, floats or strings); X is then
+    an object array, the other columns holding floats.
     Missing values (:data:`NA_MARKERS`) are an error naming the line, or with
     ``drop_na`` their rows are dropped and counted in ``n_dropped``.
     """
@@ -158,7 +164,14 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
         frame = frame[keep].reset_index(drop=True)
         if len(frame) == 0:
             raise DataError(f"{path}: every row has a missing value")
-    X = np.column_stack([_numbers(frame, f, path) for f in features])
+    columns = [labels(frame[f]) if f in categorical else _numbers(frame, f, path, hint=True)
+               for f in features]
+    if any(f in categorical for f in features):
+        X = np.empty((len(frame), len(features)), dtype=object)
+        for j, col in enumerate(columns):
+            X[:, j] = col.tolist()
+    else:
+        X = np.column_stack(columns)
     y = None if target is None else labels(frame[target])
     w = None
     if weight is not None:

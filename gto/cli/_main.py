@@ -27,7 +27,8 @@ import warnings
 
 from .._version import __version__
 from ..engine._problem import WALK_OBJECTIVES as OBJECTIVES
-from ..learners._optimize import INITS, METHODS  # (``import gto`` has loaded it already)
+from ..learners._estimator import INITS  # (``import gto`` has loaded them already)
+from ..learners._optimize import METHODS
 from ._files import DataError, check_writable, load_model, read_table, write_text_atomic
 
 EXPERIMENTS = ("table1", "figure4", "plots")
@@ -104,44 +105,51 @@ def initial_tree(args, y, n_features, start=None):
     return tree
 
 
-class _Ticker:
-    """Progress callback over all restarts: each restart's moves count from 1 again."""
+def estimator(args, tree, start):
+    """The ``GTOClassifier`` that ``gto fit`` runs: the estimator's defaults (internal
+    cross-validation over the penalty and linear-SVM trees, DESIGN §6), with the
+    command's options; ``--categorical`` is ``categorical_features`` with
+    ``one_group=True`` (one feature per decision, subset tests)."""
+    from ..learners._estimator import GTOClassifier
 
-    def __init__(self, bar, max_iter):
-        self.bar, self.max_iter, self.offset, self.last = bar, max_iter, 0, 0
+    shape = {"init": start} if start is not None else (
+        {"structure": tree.structure} if args.structure is not None else {"depth": args.depth})
+    categorical = getattr(args, "categorical_columns", None)
+    verbose = int(not args.quiet and getattr(sys.stderr, "isatty", lambda: False)())
+    return GTOClassifier(
+        **shape, objective=args.objective, method=args.method, p=args.p,
+        max_iter=args.max_iter, time_limit=args.time_limit, restarts=args.restarts,
+        n_jobs=args.jobs, random_state=args.seed,
+        **({} if start is not None else {"init": args.init}),
+        alpha=args.alpha, max_features=args.max_features, cv=args.cv, verbose=verbose,
+        categorical_features=categorical, one_group=categorical is not None)
 
-    def __call__(self, iteration, state, value):
-        if iteration <= self.last:
-            self.offset += self.max_iter
-        self.last = iteration
-        if iteration % 64 == 0:
-            self.bar.set(min(self.offset + iteration, self.bar.total))
-        return False
 
+def fit(clf, X, y, w):
+    """``clf.fit``; returns the result of the final search, also when it was interrupted
+    (the fitted tree so far is then ``clf.tree_``; Ctrl-C during the internal
+    cross-validation, before any final tree, raises KeyboardInterrupt)."""
+    from ..utils.status import Status
 
-def fit(tree, X, y, w, args):
-    """``gto.optimize`` with the command's options (restarts, seeds, workers: all in optimize)."""
-    from ..learners._optimize import optimize
-    from ..utils._progress import Progress
-
-    options = dict(objective=args.objective, method=args.method, p=args.p,
-                   max_iter=args.max_iter, time_limit=args.time_limit, restarts=args.restarts,
-                   n_jobs=args.jobs, random_state=args.seed, sample_weight=w,
-                   init="tree" if args.init not in INITS else args.init)
-    for name in ("alpha", "max_features"):
-        if getattr(args, name, None) is not None:
-            options[name] = getattr(args, name)
-    if getattr(args, "categorical_columns", None) is not None:
-        options.update(categorical_features=args.categorical_columns, one_group=True)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="gto.optimize was interrupted")
-        if args.jobs != 1 and args.restarts > 1:
-            return optimize(tree, X, y, **options)
-        total = args.restarts * args.max_iter
-        with Progress(total=total, desc="fit", quiet=args.quiet) as bar:
-            res = optimize(tree, X, y, callback=_Ticker(bar, args.max_iter), **options)
-            bar.set(total)
-        return res
+        try:
+            clf.fit(X, y, sample_weight=w)
+        except KeyboardInterrupt:
+            result = getattr(clf, "result_", None)
+            if result is None or result.get("status") != Status.INTERRUPTED:
+                raise
+    return clf.result_
+
+
+def _chosen(clf):
+    """What the internal cross-validation chose, for the summary line."""
+    if clf.cv_results_ is None:
+        return f"alpha {clf.alpha_:g}" if clf.alpha_ is not None else "no selection"
+    if clf.alpha_ is None:
+        return f"{clf.cv}-fold CV chose the 1-norm SVM tree of C = {clf.svm_C_:g}"
+    return f"{clf.cv}-fold CV chose alpha {clf.alpha_:g}" + (
+        "" if clf.max_features_ is None else f", max {clf.max_features_} features")
 
 
 def _save_or_rescue(tree, path):
@@ -164,38 +172,39 @@ def cmd_fit(args):
     features = None if args.features is None else [f.strip() for f in args.features.split(",")]
     if features is not None and args.target in features:
         raise UsageError(f"--features includes the target column {args.target!r}")
-    try:
-        check_writable(args.output)  # before the fit, so that a bad -o loses nothing
-    except OSError as exc:
-        raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+    _check_output(args)  # before the fit, so that a bad -o loses nothing
     start = None if args.init in INITS else load_model(args.init)
     if features is None and start is not None:
         features = start.feature_names  # the columns the starting model was fitted on
+    cols = [] if args.categorical is None else [c.strip() for c in args.categorical.split(",")]
     table = read_table(args.data, args.target, features, sep=args.sep,
-                       weight=args.sample_weight, drop_na=args.drop_na)
+                       weight=args.sample_weight, drop_na=args.drop_na, categorical=cols)
     if table.n_dropped:
         note(args, f"fit: dropped {table.n_dropped} row(s) with missing values")
     X, y = table.X, table.y
-    if args.categorical is not None:  # category codes; decisions become subset tests
-        cols = [c.strip() for c in args.categorical.split(",")]
+    if args.categorical is not None:  # categories (strings or codes): subset tests
         unknown = [c for c in cols if c not in table.feature_names]
         if unknown:
             raise UsageError(f"--categorical: no feature column(s) {', '.join(map(repr, unknown))}")
         args.categorical_columns = [table.feature_names.index(c) for c in cols]
     tree = initial_tree(args, y, X.shape[1], start)
-    tree.feature_names, tree.target = table.feature_names, args.target
-    note(args, f"fit: {len(y)} points, {X.shape[1]} features, {tree.n_decisions} decisions, "
-               f"{args.restarts} restart(s) of {args.max_iter} iterations")
+    auto = "auto" in (args.alpha, args.max_features) and args.categorical is None
+    note(args, f"fit: {len(y)} points, {X.shape[1]} features, {tree.n_decisions} decisions; "
+               f"GTOClassifier{f', internal {args.cv}-fold CV' if auto else ''}, "
+               f"{args.restarts} restart(s) of {args.max_iter} moves per search")
     t0 = time.perf_counter()
+    clf = estimator(args, tree, start)
     try:
-        res = fit(tree, X, y, table.sample_weight, args)
+        res = fit(clf, X, y, table.sample_weight)
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
-    _save_or_rescue(res.tree, args.output)
+    model = clf.tree_
+    model.feature_names, model.target = table.feature_names, args.target
+    _save_or_rescue(model, args.output)
     n = len(y) if table.sample_weight is None else float(table.sample_weight.sum())
-    summary = (f"{res.n_errors:g} of {n:g} training points misclassified "
-               f"({100 * res.n_errors / n:.1f} %), {args.objective} error {res.fun:.4g}, "
-               f"{len(res.restarts)} of {args.restarts} restart(s), "
+    n_errors = model.n_errors(X, y, table.sample_weight)
+    summary = (f"{n_errors:g} of {n:g} training points misclassified "
+               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}, "
                f"{time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
         print(f"gto: interrupted; wrote the best tree so far to {args.output} ({summary})",
@@ -206,11 +215,49 @@ def cmd_fit(args):
 
 
 # -- predict, show, export -------------------------------------------------------
+def _label_columns(tree):
+    """Feature names of a model's columns that no hyperplane reads: with subset tests
+    they are read as category values (strings or numbers), the others as numbers."""
+    if not (tree.has_subsets or tree.categories) or tree.feature_names is None:
+        return ()
+    import numpy as np
+
+    hyperplanes = [d for d, s in enumerate(tree.subsets) if s is None]
+    numeric = np.any(tree.W[hyperplanes] != 0, axis=0) if hyperplanes else np.zeros(
+        tree.n_features, dtype=bool)
+    return [name for name, used in zip(tree.feature_names, numeric) if not used]
+
+
+def _note_unseen(args, tree, table):
+    """Say which categories of the data the model never saw in training (a subset
+    test sends them right: they are in no set)."""
+    for f, known in sorted((tree.categories or {}).items()):
+        known = set(known)
+        unseen = [v for v in table.X[:, f].tolist() if v not in known]
+        new = sorted(set(unseen), key=str)
+        if new:
+            rows = len(unseen)
+            name = tree.feature_names[f] if tree.feature_names else f"x{f}"
+            note(args, f"predict: column {name!r} has {len(new)} value(s) not seen in "
+                       f"training ({', '.join(map(repr, new[:5]))}{', ...' if len(new) > 5 else ''}"
+                       f"; {rows} row(s)); subset tests send them right")
+
+
+def _check_output(args):
+    """-o into a folder that does not exist: one line, before any work."""
+    if args.output:
+        try:
+            check_writable(args.output)
+        except OSError as exc:
+            raise UsageError(f"-o {args.output}: cannot write there "
+                             f"({exc.strerror or exc})") from None
+
+
 def _model_and_table(args):
     tree = load_model(args.model)
     target = tree.target or args.target
     table = read_table(args.data, target, tree.feature_names, target_optional=True,
-                       sep=args.sep)
+                       sep=args.sep, categorical=_label_columns(tree))
     if table.X.shape[1] != tree.n_features:
         raise UsageError(f"{args.data}: the model needs {tree.n_features} feature columns, the "
                          f"file has {table.X.shape[1]}")
@@ -220,7 +267,9 @@ def _model_and_table(args):
 def cmd_predict(args):
     import numpy as np
 
+    _check_output(args)
     tree, table = _model_and_table(args)
+    _note_unseen(args, tree, table)
     pred = tree.predict(table.X)
     header, columns = ["prediction"], [pred.tolist()]
     if args.proba:
@@ -259,6 +308,7 @@ def cmd_show(args):
 def cmd_export(args):
     import json
 
+    _check_output(args)
     tree = load_model(args.model)
     if args.format == "dot":
         from ..model._dot import to_dot
@@ -344,57 +394,90 @@ def _separator(text):
     return text
 
 
-def _optimize_options():
-    """Options of gto.optimize that only some versions have (alpha, max_features)."""
-    import inspect
+def _alpha(text):
+    """argparse type: ``auto`` or a number >= 0."""
+    return "auto" if text == "auto" else _fraction(text)
 
-    from ..learners._optimize import optimize
 
-    return set(inspect.signature(optimize).parameters)
+def _budget(text):
+    """argparse type: ``auto`` or an int >= 1."""
+    return "auto" if text == "auto" else positive_int(text)
+
+
+def _cv(text):
+    """argparse type: folds of the internal cross-validation, an int >= 2."""
+    return _int_at_least(text, 2)
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default once: not for flags and options without a default
+    (their help says what happens then)."""
+
+    def _get_help_string(self, action):
+        if action.default is None or action.default is False or "%(default)" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
 
 
 def _add_fit_parser(sub, parents, fmt):
     """The ``gto fit`` command and its options."""
-    fit_p = sub.add_parser("fit", parents=parents, formatter_class=fmt,
-                           help="fit a fixed-structure tree to a CSV file")
+    fit_p = sub.add_parser(
+        "fit", parents=parents, formatter_class=fmt,
+        help="fit a fixed-structure tree to a CSV file (GTOClassifier's defaults)",
+        description="Fit a tree as gto.GTOClassifier does with the same options: by default "
+                    "an internal cross-validation picks the penalty --alpha among the searched "
+                    "trees and 1-norm linear-SVM trees, then refits on all the data (so the "
+                    "same data give the same tree as GTOClassifier(random_state=SEED).fit in "
+                    "Python).  --alpha 0 runs one search without the cross-validation.")
     fit_p.add_argument("data", help="CSV file with a header line")
     fit_p.add_argument("--target", default="class", help="class column")
-    fit_p.add_argument("--features", help="comma-separated feature columns (default: all others)")
+    fit_p.add_argument("--features", help="comma-separated feature columns (default: all but "
+                                          "the target and --sample-weight)")
     fit_p.add_argument("--sample-weight", metavar="COLUMN", help="column of point weights")
     fit_p.add_argument("--drop-na", action="store_true",
                        help="drop rows with a missing value (?, NA, NaN, empty) instead of "
                             "stopping")
     shape = fit_p.add_mutually_exclusive_group()
-    shape.add_argument("--structure", help='nested pairs of leaf classes, e.g. "((0,1),(0,1))"')
+    shape.add_argument("--structure", help='nested pairs of leaf classes, e.g. "((0,1),(0,1))" '
+                                           "(default: a complete tree of --depth)")
     shape.add_argument("--depth", type=positive_int, default=2,
                        help="complete tree of this depth, leaves cycling the classes")
-    fit_p.add_argument("--init", default="auto", metavar="{auto,tree,greedy,random} or FILE",
-                       help="first start (as gto.optimize's init), or a model file to start from "
-                            "(its structure and decisions)")
+    fit_p.add_argument("--init", default="auto", metavar=f"{{{','.join(INITS)}}} or FILE",
+                       help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
+                            "CART, the better wins), or a model file to start from (its "
+                            "structure and decisions)")
     fit_p.add_argument("--categorical", metavar="COLS",
-                       help="comma-separated columns of category codes: one-hot search, one "
-                            "feature per decision, subset tests like 'colour in {0, 2}'")
-    fit_p.add_argument("--objective", default="product", choices=OBJECTIVES)
+                       help="comma-separated columns of categories (strings or codes): one "
+                            "feature per decision, subset tests like 'colour in {red, blue}' "
+                            "(GTOClassifier(categorical_features=COLS, one_group=True); no "
+                            "internal CV)")
+    fit_p.add_argument("--objective", default="product", choices=OBJECTIVES,
+                       help="error function the search minimises")
     fit_p.add_argument("--p", type=int, default=1, choices=(1, 2),
                        help="power on the decision errors")
-    fit_p.add_argument("--method", default="tabu", choices=METHODS)
-    fit_p.add_argument("--restarts", type=positive_int, default=1)
-    fit_p.add_argument("--jobs", type=jobs, default=1, help="parallel restarts (-1: all cores)")
-    fit_p.add_argument("--max-iter", type=positive_int, default=10_000,
+    fit_p.add_argument("--method", default="tabu", choices=METHODS, help="search method")
+    fit_p.add_argument("--restarts", type=positive_int, default=1, help="restarts per search")
+    fit_p.add_argument("--jobs", type=jobs, default=1,
+                       help="workers for the internal CV and restarts (-1: all cores)")
+    fit_p.add_argument("--max-iter", type=positive_int, default=3000,
                        help="tabu moves or Frank-Wolfe iterations per restart")
     fit_p.add_argument("--time-limit", type=seconds, default=None,
-                       help="seconds for the whole fit, all restarts together")
-    fit_p.add_argument("--alpha", type=_fraction, default=None,
-                       help="sparsity penalty of gto.optimize (if this version has it)")
-    fit_p.add_argument("--max-features", type=positive_int, default=None,
-                       help="features per decision in gto.optimize (if this version has it)")
-    fit_p.add_argument("--seed", type=nonneg_int, default=0)
-    fit_p.add_argument("-o", "--output", default="model.json", help="model file")
+                       help="seconds per search (default: no limit)")
+    fit_p.add_argument("--alpha", type=_alpha, default="auto",
+                       help="L1 penalty on the weights, a number >= 0, or auto: chosen by the "
+                            "internal CV together with the linear-SVM trees")
+    fit_p.add_argument("--max-features", type=_budget, default=None,
+                       help="most features per decision, an int, or auto: chosen by the "
+                            "internal CV (default: no cap)")
+    fit_p.add_argument("--cv", type=_cv, default=5, help="folds of the internal CV")
+    fit_p.add_argument("--seed", type=nonneg_int, default=0, help="random seed")
+    fit_p.add_argument("-o", "--output", default="model.json",
+                       help="model file (its folder must exist)")
     fit_p.set_defaults(run=cmd_fit)
 
 
 def build_parser():
-    fmt = argparse.ArgumentDefaultsHelpFormatter
+    fmt = _HelpFormatter
     quiet = argparse.ArgumentParser(add_help=False)
     quiet.add_argument("-q", "--quiet", action="store_true", help="no progress bars or notes")
     csv_opts = argparse.ArgumentParser(add_help=False)
@@ -410,8 +493,10 @@ def build_parser():
 
     predict = sub.add_parser("predict", parents=[quiet, csv_opts], formatter_class=fmt,
                              help="predict the classes of a CSV file")
-    predict.add_argument("model")
-    predict.add_argument("data")
+    predict.add_argument("model", help="model file written by gto fit")
+    predict.add_argument("data", help="CSV file with a header line; the model's feature "
+                                      "columns are found by name (the target column, if "
+                                      "present, is left out and scored)")
     predict.add_argument("--target", default="class",
                          help="class column to leave out (and score) if present, for a model "
                               "without a target name")
@@ -422,13 +507,13 @@ def build_parser():
 
     show = sub.add_parser("show", parents=[quiet], formatter_class=fmt,
                           help="print a model as text")
-    show.add_argument("model")
+    show.add_argument("model", help="model file")
     show.set_defaults(run=cmd_show)
 
     export = sub.add_parser("export", parents=[quiet], formatter_class=fmt,
                             help="export a model (Graphviz dot, text or JSON)")
-    export.add_argument("model")
-    export.add_argument("--format", choices=EXPORT_FORMATS, default="dot")
+    export.add_argument("model", help="model file")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="dot", help="output format")
     export.add_argument("--dot", action="store_const", dest="format", const="dot",
                         help="same as --format dot")
     export.add_argument("-o", "--output", help="write here instead of standard output")
@@ -437,8 +522,10 @@ def build_parser():
     experiment = sub.add_parser(
         "experiment", parents=[quiet], formatter_class=fmt,
         help="run an experiment of the paper (without NAME: list them; NAME --help: options)")
-    experiment.add_argument("name", nargs="?", choices=EXPERIMENTS)
-    experiment.add_argument("args", nargs=argparse.REMAINDER)
+    experiment.add_argument("name", nargs="?", choices=EXPERIMENTS,
+                            help="the experiment (without it: list them)")
+    experiment.add_argument("args", nargs=argparse.REMAINDER,
+                            help="its options (gto experiment NAME --help)")
     experiment.set_defaults(run=cmd_experiment)
     return parser
 
@@ -449,10 +536,6 @@ def _check_fit_args(parser, args):
     if args.method == "frank-wolfe" and args.objective != "product":
         parser.error(f"--method frank-wolfe needs --objective product (the differentiable "
                      f"one), got {args.objective}")
-    missing = [f"--{n.replace('_', '-')}" for n in ("alpha", "max_features")
-               if getattr(args, n) is not None and n not in _optimize_options()]
-    if missing:
-        parser.error(f"{', '.join(missing)}: this version of gto.optimize has no such option")
 
 
 def main(argv=None):

@@ -24,7 +24,9 @@ from threadpoolctl import threadpool_limits
 from ..engine._problem import WALK_OBJECTIVES
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
+from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
+from ..utils._progress import Progress
 from ..utils._validation import POWER, RANDOM_STATE, SECONDS, non_numeric
 from ..utils.status import Status
 from ._optimize import METHODS, optimize, stop_if_interrupted
@@ -118,7 +120,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     objective, method, p, max_iter, restarts, random_state, verbose
         As in :func:`gto.optimize` (``max_iter`` moves per restart, each restart
         also ending after ``PATIENCE`` round(s) without fewer training errors;
-        ``verbose`` for the final fit only).  A search is not stopped at
+        ``verbose=1`` shows a progress bar over the internal
+        cross-validation's fits, then :func:`gto.optimize`'s bar over the final
+        fit's moves).  A search is not stopped at
         objective 0 (a global optimum with ``alpha = 0``): held out that was
         mixed (docs/decisions.md).
     time_limit : seconds or None, for the whole fit: ``CV_SHARE`` of it for
@@ -150,27 +154,55 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     ----------
     tree_ : gto.Tree
         The fitted tree (fewest training errors found).
-    alpha_, max_features_ : the penalty and budget used for ``tree_`` (None
-        when a linear-SVM tree was chosen).
-    svm_C_ : the ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the
-        SVM tree the chosen search also started from (``alpha_`` 0), else None.
-    cv_results_ : dict of arrays, as scikit-learn's searches: ``params``,
-        ``param_alpha`` (NaN for the SVM trees), ``param_max_features``,
-        ``param_svm_C`` (NaN for the searched trees), ``split{k}_test_score``,
-        ``mean_test_score``, ``std_test_score``, ``rank_test_score``; None when
-        nothing was selected (no "auto" parameter, or too few points per class).
-    best_index_ : index of the chosen grid point in ``cv_results_`` (or None).
-    classes_ : array of class labels.
-    leaf_proba_ : (n_leaves, n_classes) class frequencies of the training
-        points in each leaf; an empty leaf predicts its own label with 1.
-    result_ : the :func:`gto.optimize` result of the final fit (for a linear-SVM
-        tree an ``OptimizeResult`` with ``tree``, ``n_errors``, ``nit``, ``message``).
-    n_iter_ : int, tabu moves or Frank-Wolfe iterations over all restarts (the
-        SVM solver's iterations for a linear-SVM tree).
+    alpha_, max_features_ : float or None, int or None
+        The penalty and budget used for ``tree_`` (None when a linear-SVM tree
+        was chosen).
+    svm_C_ : float or None
+        The ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the SVM
+        tree the chosen search also started from (``alpha_`` 0), else None.
+    cv_results_ : dict of arrays or None
+        As scikit-learn's searches: ``params``, ``param_alpha`` (NaN for the SVM
+        trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
+        trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score``; None when nothing was selected (no "auto"
+        parameter, or too few points per class).
+    best_index_ : int or None
+        Index of the chosen grid point in ``cv_results_``.
+    classes_ : ndarray
+        The class labels.
+    leaf_proba_ : ndarray of shape (n_leaves, n_classes)
+        Class frequencies of the training points in each leaf; an empty leaf
+        predicts its own label with 1.
+    result_ : OptimizeResult
+        The :func:`gto.optimize` result of the final fit (for a linear-SVM tree
+        one with ``tree``, ``n_errors``, ``nit``, ``message``).
+    n_iter_ : int
+        Tabu moves or Frank-Wolfe iterations over all restarts (the SVM
+        solver's iterations for a linear-SVM tree).
     n_features_in_ : int
-    feature_names_in_ : names of the DataFrame columns fitted on, if any.
-    n_node_samples_ : (D, 2) training weight each decision sent left and right.
-    feature_importances_ : see :func:`gto.model.inspection.feature_importances`.
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Names of the DataFrame columns fitted on, if any.
+    encoding_ : Encoding or None
+        The one-hot encoding of categorical columns (None without them).
+    tree_feature_names_ : list of str
+        Names of the columns ``tree_`` reads (one-hot columns as ``name=value``).
+    n_node_samples_ : ndarray of shape (D, 2)
+        Training weight each decision sent left and right.
+    feature_importances_ : ndarray of shape (n_features,)
+        One importance per input column (:func:`gto.model.inspection.feature_importances`;
+        the one-hot columns of a categorical feature add up to its importance).
+    Notes
+    -----
+    The default grid, the one-standard-error rule and the starts of the
+    unpenalised search were chosen on held-out measurements (stratified 5-fold
+    cross-validation over the bundled data sets, ``python -m
+    experiments.selection`` and ``python -m experiments.quality``); the tables
+    and the alternatives tried are in ``docs/benchmarks.md`` ("How
+    GTOClassifier's defaults were chosen") and DESIGN §6.  A fit runs with one
+    BLAS thread: the search's linear algebra works on (n+1)-sized blocks, where
+    BLAS threads cost more than they give; ``n_jobs`` spreads the internal
+    cross-validation instead.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
@@ -400,9 +432,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if time_limit is not None:
             searched = sum(g["alpha"] is not None for g in grid) * len(folds)
             limit = time_limit / max(1, -(-searched // effective_n_jobs(self.n_jobs)))
-        jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget)
-                for params in grid for train, test in folds)
-        return np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), len(folds))
+        jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget)
+                for params in grid for train, test in folds]
+        with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
+                      force=True) as bar:  # verbose: a bar over the CV fits, as they end
+            scores = [bar.update() or s
+                      for s in Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)]
+        return np.array(scores).reshape(len(grid), len(folds))
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
@@ -449,12 +485,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                                           time_limit=left)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
+        if self.encoding_ is not None and self.tree_.feature_names is None:
+            self.tree_.feature_names = self.tree_feature_names_  # e.g. "colour=red"
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
-        if self.encoding_ is None:  # X is validated already (validating again warns on names)
-            self._fit_inspection(X, sample_weight)
-        elif not self.one_group:
-            self._fit_inspection(self.encoding_.transform(X), sample_weight)
+        self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         return self
 
@@ -464,12 +499,26 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.apply(self._model_input(X))
 
     def _model_input(self, X):
-        """X as the fitted tree reads it: encoded unless the tree is on the original columns."""
+        """New data as the fitted tree reads it (checked against the data fitted on).
+
+        Numeric data go through scikit-learn's checks (a DataFrame must have the
+        fitted columns in the fitted order).  With categorical columns a
+        DataFrame's columns are matched by name (any order; a missing or extra
+        column is a ValueError), and categories not seen in ``fit`` are
+        reported by an :class:`~gto.model._categorical.UnseenCategoryWarning`:
+        such a value matches none of the known ones (all its one-hot columns
+        are 0, and a subset test sends it right).
+        """
         if self.encoding_ is None:
             return validate_data(self, X, reset=False, dtype=np.float64)
-        if self.one_group:
-            return X
-        return self.encoding_.transform(X)
+        X = by_name(X, getattr(self, "feature_names_in_", None))
+        warn_unseen(self.encoding_, X)
+        return self._tree_input(X)
+
+    def _tree_input(self, X):
+        """Checked data in the tree's columns: one-hot encoded unless the tree is on
+        the original columns (``one_group``)."""
+        return X if self.one_group else self.encoding_.transform(X)
 
     def predict(self, X):
         """Class label of each sample's leaf."""
@@ -488,10 +537,28 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     # -- inspection (docs/DESIGN.md §9; gto.model.inspection) ------------------------------------
     def _fit_inspection(self, X, sample_weight):
+        """Training counts per decision and importances per input column (the
+        one-hot columns of a categorical feature add up to that feature's)."""
         from ..model import inspection
 
         self.n_node_samples_ = inspection.node_samples(self.tree_, X, sample_weight)
-        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight)
+        groups = None
+        if self.encoding_ is not None and not self.one_group:
+            groups = self.encoding_.groups
+        self.feature_importances_ = inspection.feature_importances(self.tree_, X, sample_weight,
+                                                                   groups=groups)
+
+    @property
+    def tree_feature_names_(self):
+        """Names of the columns ``tree_`` reads: ``feature_names_in_`` (or ``x0, x1,
+        ...``), with a one-hot encoded categorical feature as ``name=value`` columns."""
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if self.encoding_ is None:
+            return None if names is None else [str(n) for n in names]
+        if self.one_group:
+            return self.encoding_.feature_names
+        return self.encoding_.encoded_names
 
     def get_depth(self):
         """Depth of the fitted tree (longest root-to-leaf path)."""
@@ -506,8 +573,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def decision_path(self, X):
         """(n_samples, n_nodes) CSR indicator of the nodes each sample visits (preorder ids)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.tree_.decision_path(X)
+        return self.tree_.decision_path(self._model_input(X))
 
 
 def _cv_results(grid, scores):

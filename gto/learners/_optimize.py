@@ -27,7 +27,7 @@ from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, star
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._starts import axis_work, is_complete
-from ..model._categorical import encode
+from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
 from ..utils._interrupt import StopRequest, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
@@ -630,4 +630,6 @@ def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=Fal
         res.n_errors = res.tree.n_errors(X, y, sample_weight)
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         res.tree.record_training(X, y, sample_weight, feature_names=names)
+        res.tree.categories = {c.index: tuple(c.values.tolist()) for c in enc.columns
+                               if c.kind == NOMINAL}  # kept in the model file
     return res

@@ -9,6 +9,9 @@ callback times the incumbents.  Other MIP solvers run through
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
 from numbers import Real
 
@@ -176,12 +179,33 @@ def _highs_model(data):
     return lp
 
 
+@contextlib.contextmanager
+def _no_stdout():
+    """Send the process's standard output (file descriptor 1, where HiGHS's C++ code
+    prints its banner before any option can be set) to the null device for a moment."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no standard output at all: nothing to silence
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _run_highs(problem, time_limit, mip_gap, start, verbose):
     import highspy as hp
 
     data, _, _ = problem.get_problem_data(cp.HIGHS)
     offset = float(data["param_prob"].apply_parameters()[1])
-    h = hp.Highs()
+    with contextlib.nullcontext() if verbose else _no_stdout():  # the banner of the first Highs()
+        h = hp.Highs()
     h.setOptionValue("output_flag", bool(verbose))
     h.setOptionValue("mip_rel_gap", float(mip_gap))
     if time_limit is not None:

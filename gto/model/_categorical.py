@@ -21,6 +21,7 @@ ODT integer program (:func:`gto.mip.solve_odt`).
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,6 +65,72 @@ def as_table(X, name="X"):
         raise ValueError(f"{name} has no rows")
     names = names or [f"x{j}" for j in range(values.shape[1])]
     return values, names, auto
+
+
+class UnseenCategoryWarning(UserWarning):
+    """New data hold a category that the training data did not have.
+
+    Such a value matches none of the known values of its feature: all the
+    feature's one-hot columns are 0, and a subset test ``name in {...}``
+    sends the point right (it is not in the set)."""
+
+
+def by_name(X, names):
+    """``X`` with the columns ``names`` in that order when ``X`` is a DataFrame
+    (columns matched by name); ValueError naming missing or extra columns.
+    Arrays, and data without fitted names, are returned as they are."""
+    if names is None or not (hasattr(X, "columns") and hasattr(X, "dtypes")):
+        return X
+    names = [str(n) for n in names]
+    have = [str(c) for c in X.columns]
+    missing = [n for n in names if n not in have]
+    extra = [c for c in have if c not in names]
+    if missing or extra:
+        parts = ([f"missing column(s) {missing}"] if missing else []) + (
+            [f"unknown column(s) {extra}"] if extra else [])
+        raise ValueError(f"X must have the columns fitted on, {names}: {'; '.join(parts)}")
+    if have == names:
+        return X
+    frame = X.copy()
+    frame.columns = have
+    return frame[names]
+
+
+def unseen(encoding, X):
+    """``{column name: sorted unseen values}`` of the nominal columns of ``X``."""
+    values = encoding.table(X)
+    out = {}
+    for c in encoding.columns:
+        if c.kind == NOMINAL:
+            col = values[:, c.index]
+            new = col[c.codes(col) < 0]
+            if len(new):
+                out[c.name] = sorted({format_value(v) for v in new})
+    return out
+
+
+def _caller_level():
+    """``stacklevel`` of the first frame outside the gto package (the user's call)."""
+    import os
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def warn_unseen(encoding, X):
+    """Warn (:class:`UnseenCategoryWarning`) when ``X`` holds categories not seen in training."""
+    found = unseen(encoding, X)
+    if found:
+        listed = "; ".join(f"{name}: {', '.join(map(repr, v[:5]))}{', ...' if len(v) > 5 else ''}"
+                           for name, v in found.items())
+        warnings.warn(f"X has categories not seen in fit ({listed}); they match no known value "
+                      "(all one-hot columns 0; a subset test sends them right)",
+                      UnseenCategoryWarning, stacklevel=_caller_level())
+    return found
 
 
 def _column_indices(spec, names, auto, arg):

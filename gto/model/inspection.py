@@ -37,6 +37,11 @@ def tree_of(model):
 def feature_names_of(model, feature_names=None):
     """``feature_names``, else the model's own names, else ``x0, x1, ...``."""
     tree = tree_of(model)
+    if feature_names is None and tree is not model:  # an estimator: the columns its tree reads
+        try:
+            feature_names = getattr(model, "tree_feature_names_", None)
+        except Exception:  # noqa: BLE001 (not fitted: the checks below say so)
+            feature_names = None
     if feature_names is None:
         for source in (model, tree):
             names = getattr(source, "feature_names_in_", None)
@@ -69,11 +74,12 @@ def format_hyperplane(w, gamma, names, precision=3, rtol=ROUND_OFF):
 
     With one used feature the decision reads as a threshold on it (dividing
     by its weight, flipping the sign when the weight is negative); with none
-    it is the constant test ``0 <= gamma``.
+    it is the constant test ``0 <= gamma``, printed as what it is: ``True``
+    (every point goes left) or ``False`` (every point goes right).
     """
     used = used_features(w, gamma, rtol)
     if len(used) == 0:
-        return f"0 <= {_number(gamma, precision)}"
+        return "True" if gamma >= 0 else "False"
     if len(used) == 1:
         j = used[0]
         op = "<=" if w[j] > 0 else ">="
@@ -94,8 +100,11 @@ def _format_value(v):
 
 
 def subset_text(tree, d, names):
-    """``name in {a, b}`` for subset decision ``d`` (the text, the DOT export and plot_tree)."""
+    """``name in {a, b}`` for subset decision ``d`` (the text, the DOT export and plot_tree);
+    an empty set is the constant test ``False`` (every point goes right)."""
     f, values = tree.subsets[d]
+    if len(values) == 0:
+        return "False"
     return f"{names[f]} in {{{', '.join(_format_value(v) for v in values)}}}"
 
 
@@ -200,26 +209,34 @@ def constant_flags(model, X=None, sample_weight=None):
             for d, side, n in constant_decisions(counts)}
 
 
-def feature_importances(tree, X, sample_weight=None):
+def feature_importances(tree, X, sample_weight=None, groups=None):
     """Normalised importance of each feature in ``tree`` on data ``X``.
 
     A decision d reached by a share ``r_d`` of the (weighted) points spreads
     ``r_d`` over its features in proportion to ``|w_dj| * std_j`` (the
-    weight on the standardised feature); the sums over decisions are
-    normalised to 1 (all zeros when no decision uses a feature).
+    weight on the standardised feature); a subset test gives all of it to
+    its feature.  The sums over decisions are normalised to 1 (all zeros
+    when no decision uses a feature).  ``groups`` (a list of column-index
+    arrays, e.g. ``Encoding.groups`` of one-hot columns) adds the columns of
+    each group up into one importance per group (per input column).
     """
-    X = np.asarray(X, dtype=float)
     counts = node_samples(tree, X, sample_weight)
     reach = counts.sum(axis=1) / max(counts[0].sum(), 1e-300)
-    spread = X.std(axis=0)
-    contribution = np.abs(tree.W) * spread
+    values = X.to_numpy(dtype=object) if hasattr(X, "to_numpy") else np.asarray(X)
+    contribution = np.zeros((tree.n_decisions, tree.n_features))
+    subsets = getattr(tree, "subsets", None) or [None] * tree.n_decisions
     for d in range(tree.n_decisions):
-        keep = np.zeros(tree.n_features, dtype=bool)
-        keep[used_features(tree.W[d], tree.gamma[d])] = True
-        contribution[d, ~keep] = 0.0
+        if subsets[d] is not None:
+            contribution[d, subsets[d][0]] = 1.0
+            continue
+        used = used_features(tree.W[d], tree.gamma[d])
+        spread = np.asarray(values[:, used], dtype=float).std(axis=0)
+        contribution[d, used] = np.abs(tree.W[d, used]) * spread
     totals = contribution.sum(axis=1, keepdims=True)
     share = np.divide(contribution, totals, out=np.zeros_like(contribution), where=totals > 0)
     importance = reach @ share
+    if groups is not None:
+        importance = np.array([importance[np.asarray(g, dtype=int)].sum() for g in groups])
     total = importance.sum()
     return importance / total if total > 0 else importance
 

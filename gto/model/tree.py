@@ -128,6 +128,7 @@ class Tree:
         self.target = None  # name of the class column
         self.classes = None  # (C,) class labels seen in training
         self.leaf_counts = None  # (K, C) (weighted) training points of each class per leaf
+        self.categories = None  # {feature: values seen in training} of categorical features
 
     # -- structure ---------------------------------------------------------
     def _side_matrix(self):
@@ -282,6 +283,7 @@ class Tree:
                     subsets=self.subsets)
         tree.feature_names = None if self.feature_names is None else list(self.feature_names)
         tree.target = self.target
+        tree.categories = None if self.categories is None else dict(self.categories)
         return tree
 
     # -- prediction --------------------------------------------------------
@@ -372,6 +374,8 @@ class Tree:
             "leaf_counts": None if self.leaf_counts is None else np.asarray(
                 self.leaf_counts).tolist(),
             **({"subsets": subsets_to_json(self.subsets)} if self.has_subsets else {}),
+            **({"categories": [[f, list(v)] for f, v in sorted(self.categories.items())]}
+               if self.categories is not None else {}),
         }
 
     @classmethod
@@ -419,6 +423,8 @@ class Tree:
             if not isinstance(meta["target"], str):
                 raise ValueError(f"target must be a string, got {meta['target']!r:.40}")
             tree.target = meta["target"]
+        if data.get("categories") is not None:
+            tree.categories = check_categories(data["categories"], tree.n_features)
         if data.get("classes") is not None or data.get("leaf_counts") is not None:
             tree.classes, tree.leaf_counts = _check_counts(tree, data.get("classes"),
                                                            data.get("leaf_counts"), label_type)
@@ -576,6 +582,24 @@ def check_subsets(subsets, n_decisions, n_features):
             vals.append(v)
         out.append((int(f), tuple(sorted(set(vals), key=lambda v: (isinstance(v, str), v)))))
     return out
+
+
+def check_categories(categories, n_features):
+    """``{feature: values}`` from ``[[feature, [values]], ...]`` (or a dict), checked as the
+    values of subset decisions are (:func:`check_subsets`)."""
+    if isinstance(categories, dict):
+        items = list(categories.items())
+    elif isinstance(categories, (list, tuple)):
+        items = categories
+    else:
+        raise ValueError("categories must be a list of [feature, [values]] pairs")
+    pairs = []
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ValueError(f"categories: expected [feature, [values]], got {item!r:.40}")
+        pairs.append(tuple(item))
+    checked = check_subsets(pairs, len(pairs), n_features) if pairs else []
+    return {int(f): tuple(values) for f, values in checked}
 
 
 def subset_decision_values(tree, X):

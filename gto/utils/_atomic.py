@@ -28,14 +28,18 @@ def _target(path):
 
 
 def check_writable(path):
-    """Raise OSError now if ``path`` cannot be written later (call before long work)."""
+    """Raise OSError now if ``path`` cannot be written later (call before long work).
+
+    A missing folder is an error (FileNotFoundError), not created: a mistyped
+    output path should not leave new folders behind."""
     real, st = _target(path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         if not os.access(real, os.W_OK):
             raise PermissionError(f"{path}: permission denied")
         return
     folder = os.path.dirname(real)
-    os.makedirs(folder, exist_ok=True)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(2, "no such folder", os.path.dirname(os.fspath(path)) or folder)
     probe = os.path.join(folder, f".gto-probe-{uuid.uuid4().hex}")
     os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     os.unlink(probe)
