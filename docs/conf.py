@@ -10,7 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("GTO_SOURCE", os.path.dirname(HERE)))  # the repository
 
-import gto
+import gto  # noqa: E402  (after the path is set)
 
 project = "gto"
 author = "the gto developers"
