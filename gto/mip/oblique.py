@@ -191,14 +191,22 @@ class ObliqueModel:
 
     def tree_from(self, w, gamma):
         """The tree in original units of scaled ``(w, gamma)``, threshold mid-margin."""
-        W, g = self.scaling.to_original(w.reshape(self.tree.n_decisions, -1), gamma + self.epsilon / 2)
-        out = self.tree.copy()
-        out.W, out.gamma = W, g
-        return out
+        return scaled_tree(self.tree, self.scaling, w, gamma, self.epsilon)
 
 
-def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
-    """Validate the data and build the :class:`ObliqueModel` on merged, scaled points."""
+def scaled_tree(tree, scaling, w, gamma, epsilon):
+    """``tree`` with the decisions of scaled ``(w, gamma)`` in original units, threshold mid-margin."""
+    W, g = scaling.to_original(np.reshape(w, (tree.n_decisions, -1)), gamma + epsilon / 2)
+    out = tree.copy()
+    out.W, out.gamma = W, g
+    return out
+
+
+def prepare(tree, X, y, sample_weight=None, epsilon=EPSILON):
+    """Validated data and its merged, scaled points: ``(X, y, w, Xm, Xs, ym, wm, scaling)``.
+
+    Points with zero weight are dropped from the merged ones.
+    """
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a gto.Tree, got {type(tree).__name__}")
     X, y, w = check_fit_data(tree, X, y, sample_weight)
@@ -209,9 +217,13 @@ def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
     if not keep.any():
         raise ValueError("sample_weight is zero everywhere")
     scaling = Scaling(X)
-    return ObliqueModel(
-        tree, Xm[keep], scaling.transform(Xm[keep]), ym[keep], wm[keep], scaling, float(epsilon), tighten
-    )
+    return X, y, w, Xm[keep], scaling.transform(Xm[keep]), ym[keep], wm[keep], scaling
+
+
+def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
+    """Validate the data and build the :class:`ObliqueModel` on merged, scaled points."""
+    _, _, _, Xm, Xs, ym, wm, scaling = prepare(tree, X, y, sample_weight, epsilon)
+    return ObliqueModel(tree, Xm, Xs, ym, wm, scaling, float(epsilon), tighten)
 
 
 def solve(
@@ -227,6 +239,7 @@ def solve(
     epsilon=EPSILON,
     tighten=True,
     verbose=False,
+    method="mip",
 ):
     """Minimum (weighted) misclassified count of ``tree``'s structure, by MIP.
 
@@ -248,6 +261,12 @@ def solve(
         Margin for the right side on scaled data (see the module docstring).
     tighten : bool
         Add the conflict and symmetry-breaking cuts (both valid).
+    method : {"mip", "branch"}
+        ``"mip"``: the big-M model above on ``solver``.  ``"branch"``: branch
+        and bound over point-to-leaf assignments with HiGHS LPs
+        (:mod:`gto.mip.branch`), same hypothesis class, optimum and result
+        fields, plus ``history`` (seconds, incumbent, bound); ``solver`` must
+        be HiGHS and ``tighten`` does not apply.
 
     Returns
     -------
@@ -258,6 +277,15 @@ def solve(
 
     name = backend.check_solver(solver)
     backend.check_budget(time_limit, mip_gap)
+    if method == "branch":
+        from .branch import solve_branch
+
+        if name != "HIGHS":
+            raise ValueError(f"method='branch' solves its LPs with HiGHS, not solver={solver!r}")
+        return solve_branch(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
+                            epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
+    if method != "mip":
+        raise ValueError(f"method must be 'mip' or 'branch', got {method!r}")
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)
