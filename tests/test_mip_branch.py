@@ -60,10 +60,10 @@ def brute_force_assignments(tree, X, y, weight):
     return best
 
 
-def grid_instance(seed, n_points, n_features=3):
+def grid_instance(seed, n_points, n_features=2, top=5):
     """Small integer points (ties, equal points, some with other labels) and labels."""
     rng = np.random.default_rng(seed)
-    X = rng.integers(0, 3, size=(n_points, n_features)).astype(float)
+    X = rng.integers(0, top, size=(n_points, n_features)).astype(float)
     y = rng.integers(0, 2, size=n_points)
     y[:2] = [0, 1]
     return X, y
@@ -91,17 +91,31 @@ def test_optimum_equals_exhaustive_line_splits(make, seed, n_points):
     assert res.objective == brute_force_depth2(P, y)
 
 
-@pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("spec", [DEPTH2, ((0, 1), 1), ((0, 1), (2, (0, 1)))])
-def test_optimum_equals_assignment_search_with_ties(seed, spec):
-    X, y = grid_instance(seed, 7)
+TIE_CASES = [  # (features, values per feature, structure, seed): optimum 4, 3, 1, 2, 2
+    (1, 6, ((0, 1), 1), 1), (1, 6, DEPTH2, 1), (2, 5, DEPTH2, 3), (2, 5, ((0, 1), 1), 3),
+    (2, 5, ((0, 1), (2, (0, 1))), 1),
+]
+
+
+@pytest.mark.parametrize("n_features, top, spec, seed", TIE_CASES)
+def test_optimum_equals_assignment_search_with_ties(n_features, top, spec, seed):
+    X, y = grid_instance(seed, 8, n_features, top)
     tree = gto.Tree.from_structure(spec, X.shape[1])
     if len(np.unique(tree.leaf_classes)) == 3:
-        y = np.arange(7) % 3
-    w = np.random.default_rng(seed).integers(1, 3, size=7).astype(float)
+        y = np.random.default_rng(seed).integers(0, 3, size=len(y))
+    w = np.random.default_rng(seed).integers(1, 3, size=len(y)).astype(float)
     res = solve_branch(tree, X, y, time_limit=60, sample_weight=w)
     check_result(res, tree, X, y, w)
     assert res.objective == brute_force_assignments(tree, X, y, w)
+
+
+def test_alternating_line_needs_errors():
+    X = np.arange(8.0)[:, None]
+    y = np.arange(8) % 2
+    tree = gto.Tree.from_structure(DEPTH2, 1)
+    res = solve_branch(tree, X, y, time_limit=60)
+    check_result(res, tree, X, y)
+    assert res.objective == brute_force_assignments(tree, X, y, np.ones(8)) == 2
 
 
 @pytest.mark.parametrize("seed", range(3))
