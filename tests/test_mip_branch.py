@@ -165,3 +165,14 @@ def test_bad_method_arguments(kwargs):
     P, y = instance(0, 10)
     with pytest.raises(ValueError, match="method"):
         gto.mip.solve(gto.Tree.from_structure(DEPTH2, 2), P, y, **kwargs)
+
+
+@pytest.mark.parametrize("gap, expected", [(4 * EPSILON, 0), (EPSILON / 2, 1)])
+def test_margin_epsilon_decides_near_ties(gap, expected):
+    """Two points of other classes ``gap`` apart (scaled units): split only if gap >= epsilon."""
+    X = np.array([[0.0], [0.5], [0.5 + gap], [1.0]])
+    y = np.array([0, 1, 0, 1])  # four intervals: some decision must part the close pair
+    tree = gto.Tree.from_structure(DEPTH2, 1)
+    res = solve_branch(tree, X, y, time_limit=60)
+    check_result(res, tree, X, y)
+    assert res.objective == brute_force_assignments(tree, X, y, np.ones(4)) == expected
