@@ -86,7 +86,7 @@ def check_result(res, tree, X, y, weight=None):
 def test_optimum_equals_exhaustive_line_splits(make, seed, n_points):
     P, y = make(seed, n_points)
     tree = gto.Tree.from_structure(DEPTH2, 2)
-    res = gto.mip.solve(tree, P, y, time_limit=60, method="branch")
+    res = gto.mip.solve(tree, P, y, time_limit=None, method="branch")
     check_result(res, tree, P, y)
     assert res.objective == brute_force_depth2(P, y)
 
@@ -104,7 +104,7 @@ def test_optimum_equals_assignment_search_with_ties(n_features, top, spec, seed)
     if len(np.unique(tree.leaf_classes)) == 3:
         y = np.random.default_rng(seed).integers(0, 3, size=len(y))
     w = np.random.default_rng(seed).integers(1, 3, size=len(y)).astype(float)
-    res = solve_branch(tree, X, y, time_limit=60, sample_weight=w)
+    res = solve_branch(tree, X, y, time_limit=None, sample_weight=w)
     check_result(res, tree, X, y, w)
     assert res.objective == brute_force_assignments(tree, X, y, w)
 
@@ -113,7 +113,7 @@ def test_alternating_line_needs_errors():
     X = np.arange(8.0)[:, None]
     y = np.arange(8) % 2
     tree = gto.Tree.from_structure(DEPTH2, 1)
-    res = solve_branch(tree, X, y, time_limit=60)
+    res = solve_branch(tree, X, y, time_limit=None)
     check_result(res, tree, X, y)
     assert res.objective == brute_force_assignments(tree, X, y, np.ones(8)) == 2
 
@@ -123,7 +123,7 @@ def test_optimum_equals_big_m_mip(seed):
     X, y = grid_instance(50 + seed, 18, n_features=2)
     X = X + np.random.default_rng(seed).normal(scale=0.3, size=X.shape)
     tree = gto.Tree.from_structure(DEPTH2, X.shape[1])
-    branch = gto.mip.solve(tree, X, y, time_limit=60, method="branch")
+    branch = gto.mip.solve(tree, X, y, time_limit=None, method="branch")
     mip = gto.mip.solve(tree, X, y, time_limit=60)
     assert mip.status == "optimal"
     check_result(branch, tree, X, y)
@@ -135,7 +135,7 @@ def test_conflicting_duplicates_bound_every_tree():
     y = np.array([0, 1, 1, 0, 1, 0])
     w = np.array([1.0, 2.0, 0.5, 3.0, 1.0, 1.0])
     assert duplicate_floor(X, y, w) == 1.0 + 1.0  # min(1, 2.5) + min(3, 1)
-    res = solve_branch(gto.Tree.from_structure(DEPTH2, 2), X, y, sample_weight=w, time_limit=60)
+    res = solve_branch(gto.Tree.from_structure(DEPTH2, 2), X, y, sample_weight=w, time_limit=None)
     check_result(res, gto.Tree.from_structure(DEPTH2, 2), X, y, w)
     assert res.objective == 2.0 and res.history[0][2] == 2.0
 
@@ -143,9 +143,9 @@ def test_conflicting_duplicates_bound_every_tree():
 def test_perfect_warm_start_is_proved_at_the_root():
     P, y = instance(102, 12)
     tree = gto.Tree.from_structure(DEPTH2, 2)
-    first = solve_branch(tree, P, y, time_limit=60)
+    first = solve_branch(tree, P, y, time_limit=None)
     assert first.objective == 0
-    again = solve_branch(tree, P, y, time_limit=60, warm_start=first.tree)
+    again = solve_branch(tree, P, y, time_limit=None, warm_start=first.tree)
     assert again.nodes == 1 and again.start_objective == 0 and again.lps == 0
 
 
@@ -173,6 +173,6 @@ def test_margin_epsilon_decides_near_ties(gap, expected):
     X = np.array([[0.0], [0.5], [0.5 + gap], [1.0]])
     y = np.array([0, 1, 0, 1])  # four intervals: some decision must part the close pair
     tree = gto.Tree.from_structure(DEPTH2, 1)
-    res = solve_branch(tree, X, y, time_limit=60)
+    res = solve_branch(tree, X, y, time_limit=None)
     check_result(res, tree, X, y)
     assert res.objective == brute_force_assignments(tree, X, y, np.ones(4)) == expected

@@ -247,7 +247,7 @@ class Search:
         status, message = R.OPTIMAL, "search tree exhausted"
         try:
             while stack:
-                if self.clock() > self.deadline:
+                if self.nodes and self.clock() > self.deadline:  # the root gives an incumbent
                     status, message = R.TIME_LIMIT, "time limit reached"
                     break
                 node = stack.pop()
@@ -283,8 +283,8 @@ def _ancestor_sides(S, depth, d):
 
 def _start(tree, X, y, w, warm_start, scaling, Xs, epsilon):
     """Scaled decisions of the warm start, or of the greedy LP tree (paper §6) without one."""
-    from ..problem import TreeProblem
-    from ..starts import greedy_theta
+    from ..engine._problem import TreeProblem
+    from ..engine._starts import greedy_theta
     from .warm_start import scaled_start
 
     if warm_start is None:
