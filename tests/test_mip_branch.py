@@ -6,11 +6,13 @@ assignments with scipy's LPs in the same hypothesis class (ties and equal
 points included), the big-M MIP, and the literal tree walk of conftest.
 """
 import itertools
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
+from conftest import count_errors
 from scipy.optimize import linprog
+from test_mip import DEPTH2, brute_force_depth2, circle, instance
 
 import gto
 import gto.mip
@@ -18,9 +20,6 @@ import problems
 from gto.mip.branch import duplicate_floor, solve_branch
 from gto.mip.oblique import EPSILON
 from gto.mip.scaling import Scaling
-
-from conftest import count_errors
-from test_mip import DEPTH2, brute_force_depth2, circle, instance
 
 
 def largest_margin(Xs, left, right):
@@ -41,7 +40,7 @@ def brute_force_assignments(tree, X, y, weight):
     Xs = Scaling(X).transform(X)
     S = tree.sides
 
-    @lru_cache(maxsize=None)
+    @cache
     def splits(left, right):
         return largest_margin(Xs, list(left), list(right)) >= EPSILON - 1e-9
 
