@@ -183,20 +183,15 @@ class Search:
             low = np.ceil(low - 1e-9)
         return float(min(max(low, self.floor), self.incumbent)) + 0.0
 
-    def expand(self, node):
-        """Children of ``node`` (best option last), after closing or pruning it."""
-        if node.stale and not self.refit(node):
-            return []
-        V = self.Xs @ node.W.T - node.gamma
-        reach = self.reach(V)
-        correct = (reach & self.own).any(axis=1)
-        self.offer(node.W, node.gamma, float(self.weight[~correct].sum()))
-        candidates = np.flatnonzero((node.leaf == FREE) & ~correct)
-        if len(candidates) == 0 or self.prunable(node.errors):
-            return []
+    def scan(self, node, V, candidates):
+        """Options of each candidate by LP; candidates without one become forced errors.
+
+        Returns the node's assignment, bans and errors after the forced errors,
+        and ``{point: options}`` of the candidates left free.
+        """
         hard = [self.hard_sets(node.leaf, d) for d in range(self.tree.n_decisions)]
         leaf, banned, errors = node.leaf.copy(), node.banned.copy(), node.errors
-        choice, choice_opts = None, None
+        options = {}
         for j in candidates:
             opts = []
             for k in np.flatnonzero(self.own[j] & ~banned[j]):
@@ -204,26 +199,49 @@ class Search:
                     opts.append(k)
                 else:
                     banned[j, k] = True
-            if not opts:
+            if opts:
+                options[j] = opts
+            else:
                 leaf[j] = ERROR
                 errors += self.weight[j]
-            elif choice is None or len(opts) < len(choice_opts):
-                choice, choice_opts = j, opts
-        if choice is None or self.prunable(errors):
+        return leaf, banned, errors, options
+
+    def expand(self, node):
+        """Children of ``node`` (best option last), after closing or pruning it.
+
+        A free point with one option whose error alternative would be pruned
+        is fixed to that option in place (unit propagation): all such points
+        at once make one child, refitted; an infeasible joint fix prunes it.
+        """
+        if node.stale and not self.refit(node):
+            return []
+        V = self.Xs @ node.W.T - node.gamma
+        correct = (self.reach(V) & self.own).any(axis=1)
+        self.offer(node.W, node.gamma, float(self.weight[~correct].sum()))
+        candidates = np.flatnonzero((node.leaf == FREE) & ~correct)
+        if len(candidates) == 0 or self.prunable(node.errors):
+            return []
+        leaf, banned, errors, options = self.scan(node, V, candidates)
+        if not options or self.prunable(errors):
             return []  # pruned, or every misclassified free point is a forced error
+        forced = [j for j, opts in options.items()
+                  if len(opts) == 1 and self.prunable(errors + self.weight[j])]
+        if forced:
+            leaf[forced] = [options[j][0] for j in forced]
+            stale = np.flatnonzero(self.S[leaf[forced]].any(axis=0))
+            return [Node(leaf, banned, node.W, node.gamma, errors, tuple(stale), node.depth + 1)]
+        choice = min(options, key=lambda j: len(options[j]))
         allowed = self.allowed(Node(leaf, banned, node.W, node.gamma, errors))
-        children = []
         e_leaf = leaf.copy()
         e_leaf[choice] = ERROR
-        children.append(Node(e_leaf, banned, node.W, node.gamma, errors + self.weight[choice],
-                             (), node.depth + 1))
-        for k in choice_opts:
-            if not allowed[k]:
-                continue
-            k_leaf = leaf.copy()
-            k_leaf[choice] = k
-            children.append(Node(k_leaf, banned.copy(), node.W, node.gamma, errors,
-                                 tuple(np.flatnonzero(self.S[k])), node.depth + 1))
+        children = [Node(e_leaf, banned, node.W, node.gamma, errors + self.weight[choice],
+                         (), node.depth + 1)]
+        for k in options[choice]:
+            if allowed[k]:
+                k_leaf = leaf.copy()
+                k_leaf[choice] = k
+                children.append(Node(k_leaf, banned.copy(), node.W, node.gamma, errors,
+                                     tuple(np.flatnonzero(self.S[k])), node.depth + 1))
         return children
 
     def offer(self, W, gamma, errors):
