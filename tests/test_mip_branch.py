@@ -175,3 +175,19 @@ def test_margin_epsilon_decides_near_ties(gap, expected):
     res = solve_branch(tree, X, y, time_limit=None)
     check_result(res, tree, X, y)
     assert res.objective == brute_force_assignments(tree, X, y, np.ones(4)) == expected
+
+
+def test_compare_mip_proofs_writes_rows_with_histories(tmp_path, capsys):
+    import json
+
+    from experiments import compare_mip
+
+    path = tmp_path / "proofs.json"
+    compare_mip.main(["proofs", "--sizes", "40", "--datasets", "cancer", "--time-limit", "30",
+                      "--json", str(path)])
+    rows = json.loads(path.read_text())["rows"]
+    assert [(r["dataset"], r["points"], r["method"]) for r in rows] == [("cancer", 40, "branch")]
+    row = rows[0]
+    assert row["bound"] <= row["incumbent"] <= row["start"]
+    assert row["history"][-1][1:] == [row["incumbent"], row["bound"]]
+    assert "| cancer | 40 |" in capsys.readouterr().out
