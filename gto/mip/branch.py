@@ -29,7 +29,7 @@ fixes points one at a time:
 
 Symmetry: at a decision whose two subtrees are identical (labels included)
 and below which no point is fixed, sending a point into the right subtree
-mirrors sending it into the left one (map ``(w, gamma) -> (-w, -gamma +
+mirrors sending it into the left one (map ``(w, gamma) -> (-w, -gamma -
 epsilon)`` and swap the subtrees), so only the left options are branched on.
 
 Nodes are explored depth first with the incumbent (a warm start, the node
@@ -60,7 +60,6 @@ class Node:
     gamma: np.ndarray
     errors: float  # weight fixed as errors: the node's bound
     stale: tuple = ()  # decisions to refit before use
-    depth: int = 0
 
 
 FREE, ERROR = -1, -2
@@ -158,10 +157,10 @@ class Search:
                 return False
         return True
 
-    def allowed(self, node):
+    def allowed(self, leaf):
         """(K,) leaves a branch may use: right subtrees of empty mirror pairs are left out."""
         ok = np.ones(self.tree.n_leaves, dtype=bool)
-        used = np.unique(node.leaf[node.leaf >= 0])
+        used = np.unique(leaf[leaf >= 0])
         for _, _, _, left_leaves, right_leaves in self.mirror:
             if not np.isin(used, left_leaves + right_leaves).any():
                 ok[right_leaves] = False
@@ -229,19 +228,18 @@ class Search:
         if forced:
             leaf[forced] = [options[j][0] for j in forced]
             stale = np.flatnonzero(self.S[leaf[forced]].any(axis=0))
-            return [Node(leaf, banned, node.W, node.gamma, errors, tuple(stale), node.depth + 1)]
+            return [Node(leaf, banned, node.W, node.gamma, errors, tuple(stale))]
         choice = min(options, key=lambda j: len(options[j]))
-        allowed = self.allowed(Node(leaf, banned, node.W, node.gamma, errors))
+        allowed = self.allowed(leaf)
         e_leaf = leaf.copy()
         e_leaf[choice] = ERROR
-        children = [Node(e_leaf, banned, node.W, node.gamma, errors + self.weight[choice],
-                         (), node.depth + 1)]
+        children = [Node(e_leaf, banned, node.W, node.gamma, errors + self.weight[choice])]
         for k in options[choice]:
             if allowed[k]:
                 k_leaf = leaf.copy()
                 k_leaf[choice] = k
                 children.append(Node(k_leaf, banned.copy(), node.W, node.gamma, errors,
-                                     tuple(np.flatnonzero(self.S[k])), node.depth + 1))
+                                     tuple(np.flatnonzero(self.S[k]))))
         return children
 
     def offer(self, W, gamma, errors):
