@@ -14,4 +14,4 @@ from .oct import solve_oct
 from .odt import solve_odt
 from .result import MIPResult
 
-__all__ = ["MIPResult", "solve", "solve_oct", "solve_odt"]
+__all__ = ["solve", "solve_oct", "solve_odt", "MIPResult"]
