@@ -335,7 +335,7 @@ def solve_branch(tree, X, y, time_limit=60.0, warm_start=None, *, sample_weight=
     ``nodes`` and ``lps`` count the work.
     """
     from .backend import _gap
-    from .oblique import EPSILON, mirror_pairs, prepare, scaled_tree
+    from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 
     epsilon = EPSILON if epsilon is None else epsilon
     X, y, w, _, Xs, ym, wm, scaling = prepare(tree, X, y, sample_weight, epsilon)
