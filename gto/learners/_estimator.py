@@ -21,15 +21,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..engine._problem import WALK_OBJECTIVES
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
-from ..utils._validation import POWER, RANDOM_STATE, SECONDS, non_numeric
+from ..utils._validation import non_numeric
 from ..utils.status import Status
-from ._optimize import METHODS, optimize, stop_if_interrupted
+from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
@@ -233,23 +232,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "structure": "no_validation",  # nested pairs of labels; see _check_structure
         "depth": [Interval(Integral, 1, None, closed="left")],
-        "objective": [StrOptions(set(WALK_OBJECTIVES))],
-        "method": [StrOptions(set(METHODS))],
-        "p": POWER,
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "time_limit": SECONDS,
-        "restarts": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": RANDOM_STATE,
+        **SEARCH_CONSTRAINTS,
         "init": [StrOptions(set(INITS)), Tree, HasMethods(["predict"])],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "cv": ["cv_object"],
         "selection": [StrOptions(set(SELECTIONS))],
         "svm": ["boolean"],
-        "verbose": ["verbose"],
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
-        "one_group": ["boolean"],
     }
 
     def _check_structure(self):
