@@ -203,9 +203,11 @@ def cmd_fit(args):
     _save_or_rescue(model, args.output)
     n = len(y) if table.sample_weight is None else float(table.sample_weight.sum())
     n_errors = model.n_errors(X, y, table.sample_weight)
+    runs = res.get("restarts")  # of the final search (an SVM tree has none)
     summary = (f"{n_errors:g} of {n:g} training points misclassified "
-               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}, "
-               f"{time.perf_counter() - t0:.1f} s")
+               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}"
+               + ("" if runs is None else f", {len(runs)} of {args.restarts} restart(s)")
+               + f", {time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
         print(f"gto: interrupted; wrote the best tree so far to {args.output} ({summary})",
               file=sys.stderr)
