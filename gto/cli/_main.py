@@ -6,9 +6,12 @@
     gto export model.json --format dot
     gto experiment table1 --quick
 
-A bad file, column or option ends the command with exit code 2 and a
-one-line message; Ctrl-C during ``gto fit`` stops the fit, writes the best
-tree so far and exits with 130.  Progress bars go to stderr when it is a
+``gto fit`` runs :class:`gto.GTOClassifier` with the command's options, so
+the same data give the same tree as the estimator's defaults in Python.  A
+bad file, column or option ends the command with exit code 2 and a one-line
+message; Ctrl-C during the final search stops it, writes the best tree so far
+and exits with 130 (during the internal cross-validation, before there is a
+tree, it exits with 130 and writes nothing).  Progress bars go to stderr when it is a
 terminal; ``--quiet`` silences them and every other note on stderr.  The
 model file is described in docs/model_format.md.  pandas, scikit-learn and
 the experiments are imported only by the commands that need them.
