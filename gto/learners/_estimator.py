@@ -357,7 +357,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 restarts=self.restarts if restarts is None else restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
                 verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                options={"patience": PATIENCE}, **self._categorical,
+                options={"patience": PATIENCE} if self.method == "tabu" else None, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
