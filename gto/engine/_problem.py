@@ -98,10 +98,11 @@ class Layout:
         for k in range(self.K):
             idx = np.flatnonzero(self.mask[:, k])
             self.leaf_slices.append(slice(idx[0], idx[-1] + 1) if idx.size else slice(0, 0))
-        n_class_leaves = self.mask.sum(axis=1)
-        self.point_leaves = np.full((len(y), int(n_class_leaves.max())), -1, dtype=np.int64)
-        for i, leaves in enumerate(self.mask):
-            self.point_leaves[i, : n_class_leaves[i]] = np.flatnonzero(leaves)
+        # per point its class leaves in order, padded with -1 (a stable sort puts
+        # the class leaves first)
+        width = int(self.mask.sum(axis=1).max(initial=0))
+        order = np.argsort(~self.mask, axis=1, kind="stable")[:, :width]
+        self.point_leaves = np.where(np.take_along_axis(self.mask, order, axis=1), order, -1)
         kinds = {"d": 0, "l": 1}
         self.child_kind = np.array([[kinds[c[0]] for c in pair] for pair in tree.children])
         self.child_index = np.array([[c[1] for c in pair] for pair in tree.children])
