@@ -15,6 +15,8 @@ from numba import njit
 #: direction (the null space holds no component of theta), or pin the lineality
 #: direction left in ``out`` by a pseudo-row.
 DONE, NEEDS_DIRECTION, LINEALITY = 0, 1, 2
+#: status of the incremental path when it cannot go on: redo exactly
+LINEALITY_FAILED = 3
 
 
 @njit(cache=True, inline="always")
@@ -57,8 +59,42 @@ def _null_from_svd(s, vh, k, out):
 
 
 @njit(cache=True)
+def drop_direction(Q, nq, a, dep_rtol):
+    """Remove row ``a``'s direction from the orthonormal null basis ``Q[:, :nq]``
+    (a Householder reflection of its coordinates ``u = Q^T a``), in place.
+    Returns the new number of columns, or -1 (``Q`` unchanged) if ``a`` is
+    dependent: ``|u| <= dep_rtol |a|`` (then ``cond >= 1 / dep_rtol`` for the
+    rows with ``a``).  O(m nq) instead of an SVD of the tight rows."""
+    m = Q.shape[0]
+    u = np.zeros(nq)
+    for c in range(nq):
+        acc = 0.0
+        for j in range(m):
+            acc += Q[j, c] * a[j]
+        u[c] = acc
+    norm_u = np.sqrt(u @ u)
+    if nq == 0 or norm_u <= dep_rtol * np.sqrt(a @ a):
+        return -1
+    # H = I - 2 h h^T / (h^T h) with h = u + sign(u0) |u| e0 maps u to a multiple of e0,
+    # so the columns 1.. of Q H span the null space without a's direction
+    h = u.copy()
+    h[0] += norm_u if u[0] >= 0 else -norm_u
+    hh = h @ h
+    for j in range(m):
+        acc = 0.0
+        for c in range(nq):
+            acc += Q[j, c] * h[c]
+        f = 2.0 * acc / hh
+        for c in range(nq):
+            Q[j, c] -= f * h[c]
+    for c in range(1, nq):
+        Q[:, c - 1] = Q[:, c]
+    return nq - 1
+
+
+@njit(cache=True)
 def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
-                 pivot_tol, max_cond):
+                 pivot_tol, max_cond, dep_rtol=0.0):
     """The moves of :func:`gto.engine._crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
 
     Each step projects ``-theta`` (or ``direction``, if given, for the first
@@ -66,7 +102,10 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     opposite (the one of lower weighted violation ``sum cost max(0, r)``,
     ties to the first) until one more slack reaches 0 without any changing
     sign, and takes that row as tight unless the tight rows would exceed
-    ``max_cond`` (then it is marked ``dependent`` and passed over).  Returns
+    ``max_cond`` (then it is marked ``dependent`` and passed over).  With
+    ``dep_rtol > 0`` the null basis is updated by :func:`drop_direction` and a
+    row counts as dependent by its test instead (the caller checks the final
+    block's condition, :func:`well_conditioned`).  Returns
     ``(status, k, columns)``: :data:`DONE`; :data:`NEEDS_DIRECTION` (the null
     basis is in ``out[:, :columns]``); :data:`LINEALITY` (no slack moves along
     ``out[:, 0]``).  ``dependent`` covers the first ``len(dependent)`` rows.
@@ -133,11 +172,8 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
             for j in range(m):
                 cand[j] = theta[j] + step * sign * v[j]
             violation = 0.0
-            for t in range(T):
-                at = 0.0
-                for j in range(m):
-                    at += rows[t, j] * cand[j]
-                slack = rhs[t] - at
+            for t in range(T):  # the slacks at cand, r - step * sign * rate (linear)
+                slack = r[t] - step * sign * rate[t]
                 if slack > 0:
                     violation += cost[t] * slack
             if best_row < 0 or violation < best_violation:
@@ -146,6 +182,19 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
         if best_row < 0:  # a lineality direction: Python pins it with a pseudo-row
             out[:, 0] = v
             return LINEALITY, k, 1
+        if dep_rtol > 0:  # incremental null basis
+            left = drop_direction(Q, nq, rows[best_row], dep_rtol)
+            if left < 0:
+                if best_row < dependent.shape[0]:
+                    dependent[best_row] = True
+                    continue
+                out[:, 0] = v  # a pseudo-row cannot be dependent; let the caller redo
+                return LINEALITY_FAILED, k, 0
+            theta[:] = best_theta
+            tight[k] = best_row
+            k += 1
+            nq = left
+            continue
         M = np.empty((k + 1, m))
         for i in range(k):
             M[i] = rows[tight[i]]
