@@ -39,9 +39,11 @@ def test_fit_predict_and_proba():
     assert np.array_equal(clf.predict(X), clf.tree_.predict(X))
     leaf = clf.apply(X)
     for k in np.unique(leaf):
-        share = np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k)
-        assert np.allclose(clf.predict_proba(X[leaf == k])[0], share)
-    assert clf.n_iter_ == 2000
+        assert np.allclose(clf.predict_proba(X[leaf == k])[0], np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k))
+    # every restart (the estimator's default three) within max_iter moves; n_iter_ their sum
+    runs = clf.result_.restarts
+    assert len(runs) == 3 and all(0 < r["nit"] <= 2000 for r in runs)
+    assert clf.n_iter_ == sum(r["nit"] for r in runs)
     assert clone(clf).get_params() == clf.get_params()
 
 
@@ -100,10 +102,9 @@ def test_cv_results_layout_and_joint_budget_selection():
     X, y = _tiny(1)
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
-    # the penalty path without a budget (alpha 0 searched from the SVM tree of
-    # SVM_START_C), the budgets without a penalty, the SVM trees
-    grid = ([(a, None, gto.learners._estimator.SVM_START_C if a == 0 else None)
-             for a in gto.learners._estimator.ALPHA_GRID]
+    # with the SVM trees the penalty path is alpha 0 alone (searched from the SVM tree
+    # of SVM_START_C), then the budgets without a penalty, then the SVM trees
+    grid = ([(0.0, None, gto.learners._estimator.SVM_START_C)]
             + [(0.0, m, None) for m in gto.learners._estimator.MAX_FEATURES_GRID if m is not None]
             + [(None, None, c) for c in gto.learners._estimator.SVM_C_GRID])
     res = clf.cv_results_
@@ -153,7 +154,7 @@ def test_cv_picks_the_axis_aligned_budget_on_a_planted_axis_tree():
 def test_one_standard_error_rule(monkeypatch):
     """selection="1se": the largest alpha whose mean CV accuracy is within one
     standard error of the best, from hand-run cross_val_score per alpha."""
-    X, y = _tiny(0)
+    X, y = _tiny(4)  # a case where the two rules differ (checked below)
     grid = (0.0, 0.3, 3.0, 30.0)
     monkeypatch.setattr(gto.learners._estimator, "ALPHA_GRID", grid)
     folds = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -249,9 +250,12 @@ def test_the_search_starts_at_the_warm_start():
     start = gto.Tree.from_structure(((1, 0), (0, 1)), X.shape[1], W=W, gamma=gamma)
     walked = np.array([_walk_errors(W, gamma, start.structure, x[None], [1]) for x in X])
     start_labels = np.where(walked == 0, 1, 0)  # the label the literal walk reaches
-    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    # one restart: the default's further restarts start from the greedy LP tree and CART
+    clf = gto.GTOClassifier(init=start, alpha=0.0, max_iter=0, restarts=1,
+                            random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == start_labels) >= 0.95
     X, y = problems.load("heart")
     cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
-    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, random_state=0).fit(X, y)
+    clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, restarts=1,
+                            random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == cart.predict(X)) >= 0.95

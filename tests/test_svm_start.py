@@ -1,4 +1,6 @@
 """gto.engine._svm_start.svm_tree against scikit-learn's own LinearSVC fits (the independent truth)."""
+import importlib
+
 import numpy as np
 import pytest
 from sklearn.model_selection import StratifiedKFold
@@ -9,6 +11,8 @@ from sklearn.svm import LinearSVC
 import gto
 import gto.learners._estimator
 from gto.engine._svm_start import svm_tree
+
+OPTIMIZE_MODULE = importlib.import_module("gto.learners._optimize")
 
 
 def _data(seed=0, n=120, n_features=4, noise=0.15):
@@ -208,34 +212,40 @@ def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
     assert len(near) > 1 and expect != best  # the rule matters here
 
 
-def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_and_the_portfolio(monkeypatch):
-    """alpha="auto": the unpenalised grid point searches from the linear-SVM tree of
-    SVM_START_C (the hand-built tree here), the greedy LP tree and CART, and keeps
-    the search with the fewest training errors (counted here from its predictions);
-    the search from the SVM tree never ends with more errors than that tree."""
+def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_then_the_portfolio(monkeypatch):
+    """alpha="auto": the unpenalised grid point is one search per fit whose restarts
+    start from the linear-SVM tree of SVM_START_C (the hand-built tree here), the
+    greedy LP tree and CART (the kinds each restart of gto.portfolio starts from,
+    recorded by a spy); the answer never has more training errors than the SVM
+    tree, and it is the restart with the fewest (counted here from predictions)."""
     X, y = _data(5, n=90, noise=0.2)
     real, calls = gto.learners._estimator.optimize, []
+    real_run = OPTIMIZE_MODULE.run_restart
 
     def spy(tree, X_, y_, **kw):
+        if kw["alpha"] == 0:
+            calls.append({"tree": tree, "X": X_, "y": y_, "init": kw["init"], "runs": []})
         res = real(tree, X_, y_, **kw)
         if kw["alpha"] == 0:
-            calls.append((tree, X_, y_, kw["init"], res))
+            calls[-1]["res"] = res
         return res
 
-    monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
-    fit_tree = gto.learners._estimator.GTOClassifier._fit_tree
-    kept = []
-    monkeypatch.setattr(gto.learners._estimator.GTOClassifier, "_fit_tree",
-                        lambda self, *a, **k: kept.append((len(calls), fit_tree(self, *a, **k),
-                                                           len(calls))) or kept[-1][1])
-    gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
-    groups = [(calls[a:b], res) for a, res, b in kept if b > a]
-    assert len(groups) >= 3  # one per fold (and the refit if it wins)
-    for group, res in groups:
-        assert [c[3] for c in group] == ["tree", "greedy", "cart"]
-        tree, Xf, yf, _, first = group[0]
+    def run_spy(problem, kind, tree, *args, **kw):
+        run = real_run(problem, kind, tree, *args, **kw)
+        if calls and "res" not in calls[-1]:
+            calls[-1]["runs"].append((kind, problem.tree_of(run.Theta_count, snap=True)))
+        return run
+
+    monkeypatch.setattr(gto.estimator, "optimize", spy)
+    monkeypatch.setattr(OPTIMIZE_MODULE, "run_restart", run_spy)
+    gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
+    assert len(calls) >= 3  # one per fold (and the refit if it wins)
+    for call in calls:
+        Xf, yf, res = call["X"], call["y"], call["res"]
+        assert call["init"] == "tree"
+        assert [kind for kind, _ in call["runs"]] == ["tree", "greedy", "cart"]
         literal = literal_depth2(Xf, yf, Xf, gto.learners._estimator.SVM_START_C)
-        assert np.array_equal(tree.predict(Xf), literal)
-        assert np.sum(first.tree.predict(Xf) != yf) <= np.sum(literal != yf)
-        errors = [int(np.sum(c[4].tree.predict(Xf) != yf)) for c in group]
-        assert int(np.sum(res.tree.predict(Xf) != yf)) == min(errors)
+        assert np.array_equal(call["tree"].predict(Xf), literal)
+        found = int(np.sum(res.tree.predict(Xf) != yf))
+        assert found <= np.sum(literal != yf)
+        assert found == min(int(np.sum(t.predict(Xf) != yf)) for _, t in call["runs"])

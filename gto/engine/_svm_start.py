@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
@@ -85,7 +86,9 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
         if len(sides) == 2 and (max_depth is None or depth[d] < max_depth):
             svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
                             random_state=random_state, max_iter=10_000)
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), config_context(assume_finite=True,
+                                                           skip_parameter_validation=True):
+                # checked data and parameters: scikit-learn's checks cost as much as the fit
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
             n_iter += int(svm.n_iter_)

@@ -13,7 +13,7 @@ from itertools import product
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -36,6 +36,19 @@ SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
 SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, readable decisions
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
 SELECTIONS = ("best", "1se")
+#: with ``time_limit``, the share of it the internal cross-validation may use (the
+#: searched fold fits split it; the refit gets what is left)
+CV_SHARE = 0.75
+#: above this many points the internal cross-validation (int ``cv``) runs on a
+#: stratified subsample of this size; the chosen grid point is refitted on all
+#: the data (docs/speed.md)
+CV_POINTS = 4000
+#: the searches of the internal cross-validation run this share of ``max_iter``
+#: moves (they rank the grid points; the refit of the chosen one runs them all)
+CV_ITER_SHARE = 0.1
+#: a search's restart ends after this many rounds' worth of moves without fewer
+#: training errors (gto.portfolio's ``patience``; docs/speed.md)
+PATIENCE = 1
 
 
 class GTOClassifier(ClassifierMixin, BaseEstimator):
@@ -149,7 +162,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
-                 max_iter=3000, time_limit=None, restarts=1, n_jobs=1, random_state=None,
+                 max_iter=3000, time_limit=None, restarts=3, n_jobs=1, random_state=None,
                  init="auto", alpha="auto", max_features=None, cv=5, selection="1se",
                  svm=True, verbose=0, categorical_features=None, one_group=False):
         self.structure = structure
@@ -243,8 +256,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         with the other as given.  With ``alpha="auto"``, ``svm`` and no warm start
         the linear-SVM trees of ``SVM_C_GRID`` come last (``alpha`` None), and the
         unpenalised search without a budget also starts from the SVM tree of
-        ``SVM_START_C`` (``svm_C`` set and ``alpha`` 0), besides the portfolio."""
-        alphas = ALPHA_GRID if isinstance(self.alpha, str) else (float(self.alpha),)
+        ``SVM_START_C`` (``svm_C`` set and ``alpha`` 0), besides the portfolio; the
+        penalised searches of ``ALPHA_GRID`` are then left out (on overlapping data they
+        end at the trivial tree, and the SVM trees are the sparse candidates; DESIGN
+        §6, docs/speed.md)."""
+        with_svm = isinstance(self.alpha, str) and self.svm and isinstance(self.init, str)
+        alphas = ((0.0,) if with_svm else ALPHA_GRID) if isinstance(self.alpha, str) else (
+            float(self.alpha),)
         budgets = (self.max_features,)
         if isinstance(self.max_features, str):
             budgets = [m for m in MAX_FEATURES_GRID if m is None or m < n_features]
@@ -254,47 +272,59 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         else:
             grid = [{"alpha": a, "max_features": m} for a, m in product(alphas, budgets)]
         grid = [{**g, "svm_C": None} for g in grid]
-        if isinstance(self.alpha, str) and self.svm and isinstance(self.init, str):
-            # the unpenalised search also starts from the SVM tree (docs/DESIGN.md §6)
+        if with_svm:  # the unpenalised search also starts from the SVM tree (docs/DESIGN.md §6)
             grid = [{**g, "svm_C": SVM_START_C}
                     if g["alpha"] == 0 and g["max_features"] is None else g for g in grid]
             grid += [{"alpha": None, "max_features": None, "svm_C": c} for c in SVM_C_GRID]
         return grid
 
     def _starts(self, tree, params):
-        """The ``init`` values of :func:`optimize` to run: the warm start or the portfolio
-        (with ``max_features=1`` optimize's own choice: the exact axis-aligned tree
-        when it is affordable, else CART)."""
+        """The ``init`` values of :func:`optimize` to run, one search each: the warm
+        start, or the portfolio.  An unpenalised search without a budget is one call
+        whose later rounds start from the portfolio's other trees (greedy LP tree,
+        CART; :func:`gto.portfolio.round_starts`); a penalised or budgeted search
+        runs once per start (it has no rounds), and with ``max_features=1``
+        optimize's own choice (the exact axis-aligned tree when it is affordable,
+        else CART)."""
         if not isinstance(self.init, str):
             return ["tree"]
         if self.init == "auto":
             if params["max_features"] == 1:
                 return ["auto"]
+            if params["alpha"] == 0 and params["max_features"] is None:
+                return ["greedy"]
             return ["greedy", "cart"] if is_complete(tree) else ["greedy"]
         return [self.init]
 
-    def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0):
+    def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0, time_limit=None,
+                  max_iter=None, restarts=None):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
         and ``alpha`` None is the linear-SVM tree instead (:func:`gto.engine._svm_start.svm_tree`,
-        no search); with ``svm_C`` and an ``alpha`` that tree is one more start,
-        the first."""
+        no search); with ``svm_C`` and ``alpha`` 0 the search starts from that
+        (L2) tree, its later rounds from the greedy LP tree and CART.
+        ``time_limit``: seconds for this fit (None: the estimator's own);
+        ``max_iter``, ``restarts``: per search (None: the estimator's own)."""
         starts = [(tree, init) for init in self._starts(tree, params)]
         if params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
             svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
             if params["alpha"] is None:
                 return svm
-            starts.insert(0, (svm.tree, "tree"))
+            starts = [(svm.tree, "tree")]  # optimize's rounds add greedy and CART
+        limit = self.time_limit if time_limit is None else time_limit
+        deadline = None if limit is None else time.perf_counter() + limit
         best = None
         for start, init in starts:
+            left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
             res = optimize(
                 start, X, y, objective=self.objective, method=self.method, p=self.p,
-                max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
+                max_iter=self.max_iter if max_iter is None else max_iter, time_limit=left,
+                restarts=self.restarts if restarts is None else restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
                 verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                **self._categorical,
+                options={"patience": PATIENCE}, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -303,41 +333,62 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 return res
         return best[1]
 
-    def _select(self, tree, X, y, w, grid):
-        """Internal CV over ``grid``; ``(best_index, cv_results)`` or ``(0, None)``."""
+    def _select(self, tree, X, y, w, grid, time_limit=None):
+        """Internal CV over ``grid``; ``(best_index, cv_results)`` or ``(0, None)``.
+
+        Successive halving (with linear-SVM trees in the grid): the searches first
+        run one restart of ``cv_iter(max_iter)`` moves each; a searched grid point
+        whose mean is then within one standard error of the best linear-SVM tree's
+        or above (:func:`_contenders`) is scored again with ``max_iter`` and
+        ``restarts`` (the refit's search), and those scores replace its first ones.  ``time_limit`` (seconds for the whole CV):
+        each searched fold fit gets its share, ``n_jobs`` of them at a time."""
         if len(grid) == 1:
             return 0, None
-        if isinstance(self.cv, Integral):
-            n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
-            if n_splits < 2:
-                return 0, None
-            splitter = StratifiedKFold(n_splits, shuffle=True,
-                                       random_state=_seed(self.random_state))
-        else:
-            splitter = check_cv(self.cv, y, classifier=True)
-        folds = list(splitter.split(X, y))
-        n_splits = len(folds)
-        jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test)
-                for params in grid for train, test in folds)
-        scores = np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), n_splits)
-        mean = scores.mean(axis=1)
-        results = {"params": grid,
-                   "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
-                                            for g in grid], dtype=float),
-                   "param_max_features": np.array([g["max_features"] for g in grid], dtype=object),
-                   "param_svm_C": np.array([np.nan if g["svm_C"] is None else g["svm_C"]
-                                            for g in grid], dtype=float)}
-        for k in range(n_splits):
-            results[f"split{k}_test_score"] = scores[:, k]
-        order = np.lexsort((np.arange(len(grid)), -np.round(mean, 12)))
-        rank = np.empty(len(grid), dtype=np.int32)
-        rank[order] = np.arange(1, len(grid) + 1)
-        results.update(mean_test_score=mean, std_test_score=scores.std(axis=1),
-                       rank_test_score=rank)
-        best = int(order[0])
-        if self.selection == "1se" and n_splits > 1:
+        split = self._folds(X, y, w)
+        if split is None:
+            return 0, None
+        X, y, w, folds = split
+        t0 = time.perf_counter()
+        halving = any(g["alpha"] is None for g in grid)  # SVM trees to compare with
+        first = (cv_iter(self.max_iter), 1) if halving else None  # one short restart
+        scores = self._scores(tree, X, y, w, grid, folds, time_limit, first)
+        again = _contenders(scores, grid) if halving else []
+        if again:
+            left = None if time_limit is None else max(
+                time_limit - (time.perf_counter() - t0), 1e-3)
+            scores[again] = self._scores(tree, X, y, w, [grid[i] for i in again], folds, left,
+                                         None)
+        results = _cv_results(grid, scores)
+        best = int(np.argmin(results["rank_test_score"]))
+        if self.selection == "1se" and len(folds) > 1:
             best = one_standard_error(scores, [_complexity(g, X.shape[1]) for g in grid])
         return best, results
+
+    def _folds(self, X, y, w):
+        """``(X, y, w, folds)`` of the internal CV (a stratified subsample of
+        ``CV_POINTS`` above that size, for an int ``cv``), or None if a class is too
+        small to split."""
+        if not isinstance(self.cv, Integral):
+            return X, y, w, list(check_cv(self.cv, y, classifier=True).split(X, y))
+        n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
+        if n_splits < 2:
+            return None
+        if len(y) > CV_POINTS:  # select on a stratified subsample (refit on all)
+            keep = _subsample(y, CV_POINTS, _seed(self.random_state))
+            X, y, w = X[keep], y[keep], None if w is None else w[keep]
+        splitter = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
+        return X, y, w, list(splitter.split(X, y))
+
+    def _scores(self, tree, X, y, w, grid, folds, time_limit, budget):
+        """(len(grid), len(folds)) held-out accuracies; ``budget``: ``(max_iter,
+        restarts)`` of the searches (None: the estimator's)."""
+        limit = None
+        if time_limit is not None:
+            searched = sum(g["alpha"] is not None for g in grid) * len(folds)
+            limit = time_limit / max(1, -(-searched // effective_n_jobs(self.n_jobs)))
+        jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget)
+                for params in grid for train, test in folds)
+        return np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), len(folds))
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
@@ -369,14 +420,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
                      "max_features": None if isinstance(self.max_features, str)
                      else self.max_features, "svm_C": None}]
+        t0 = time.perf_counter()
+        limit = self.time_limit
         with threadpool_limits(limits=1, user_api="blas"):  # see BLAS_THREADS below
-            self.best_index_, self.cv_results_ = self._select(tree, X, y, w, grid)
+            self.best_index_, self.cv_results_ = self._select(
+                tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
                 self.best_index_ = None
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
             self.svm_C_ = params["svm_C"]
-            self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose)
+            left = None if limit is None else max(limit - (time.perf_counter() - t0), 1e-3)
+            self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose,
+                                          time_limit=left)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
         self.n_iter_ = self.result_.nit
@@ -440,6 +496,40 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.decision_path(X)
 
 
+def _cv_results(grid, scores):
+    """``cv_results_`` (scikit-learn's layout) of ``scores`` (len(grid), K)."""
+    mean = scores.mean(axis=1)
+    results = {"params": grid,
+               "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
+                                        for g in grid], dtype=float),
+               "param_max_features": np.array([g["max_features"] for g in grid], dtype=object),
+               "param_svm_C": np.array([np.nan if g["svm_C"] is None else g["svm_C"]
+                                        for g in grid], dtype=float)}
+    for k in range(scores.shape[1]):
+        results[f"split{k}_test_score"] = scores[:, k]
+    order = np.lexsort((np.arange(len(grid)), -np.round(mean, 12)))
+    rank = np.empty(len(grid), dtype=np.int32)
+    rank[order] = np.arange(1, len(grid) + 1)
+    results.update(mean_test_score=mean, std_test_score=scores.std(axis=1),
+                   rank_test_score=rank)
+    return results
+
+
+def _contenders(scores, grid):
+    """Searched grid points (``alpha`` set) whose mean score is at least the best
+    linear-SVM tree's minus that one's standard error over the folds, when that
+    one is below 1 (none without SVM trees or with one fold): the short search
+    may rank below the full one, and nothing beats a perfect score."""
+    svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
+    if not svm or scores.shape[1] < 2:
+        return []
+    mean = scores.mean(axis=1)
+    best = max(svm, key=lambda i: mean[i])
+    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
+    return [i for i, g in enumerate(grid) if g["alpha"] is not None
+            and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
+
+
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
     the linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
@@ -473,6 +563,23 @@ def one_standard_error(scores, complexity):
     return int(min(near, key=lambda i: (complexity[i], i)))
 
 
+def _subsample(y, size, seed):
+    """Indices of a stratified subsample of ``size`` points (every class kept)."""
+    from sklearn.model_selection import train_test_split
+
+    _, counts = np.unique(y, return_counts=True)
+    stratify = y if counts.min() >= 2 else None
+    keep, _ = train_test_split(np.arange(len(y)), train_size=size, stratify=stratify,
+                               random_state=seed)
+    return np.sort(keep)
+
+
+def cv_iter(max_iter):
+    """Moves of a search inside the internal cross-validation: ``CV_ITER_SHARE`` of
+    the final fit's (at least one)."""
+    return max(1, int(round(CV_ITER_SHARE * max_iter))) if max_iter else max_iter
+
+
 def _seed(random_state):
     """An int seed for the CV shuffle from an int, None or Generator."""
     if isinstance(random_state, np.random.Generator):
@@ -494,10 +601,13 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 
-def _fold_score(estimator, tree, X, y, w, params, train, test):
-    """Held-out accuracy (weighted by ``w``) of one grid point on one fold."""
+def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, budget=None):
+    """Held-out accuracy (weighted by ``w``) of one grid point on one fold;
+    ``budget``: ``(max_iter, restarts)`` of its searches (None: the estimator's)."""
     ww = None if w is None else w[train]
-    res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1)
+    max_iter, restarts = budget or (None, None)
+    res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1, time_limit=time_limit,
+                              max_iter=max_iter, restarts=restarts)
     stop_if_interrupted(res)  # Ctrl-C stops the internal cross-validation
     hit = res.tree.predict(X[test]) == y[test]
     weights = None if w is None or not np.any(w[test] > 0) else w[test]
