@@ -259,3 +259,38 @@ def test_the_search_starts_at_the_warm_start():
     clf = gto.GTOClassifier(init=cart, alpha=0.0, max_iter=0, restarts=1,
                             random_state=0).fit(X, y)
     assert np.mean(clf.predict(X) == cart.predict(X)) >= 0.95
+
+
+# -- the whole fit's time limit and parallel CV ------------------------------------
+def test_time_limit_is_shared_over_the_cv_and_the_refit(monkeypatch):
+    """time_limit bounds the whole fit: every search in the internal CV gets at most
+    CV_SHARE of it over the number of searched fold fits (of one stage), and the
+    refit at most what is left of it (spied on the optimize calls; no clock read)."""
+    X, y = _tiny(3)
+    real, limits = gto.estimator.optimize, []
+
+    def spy(tree, X_, y_, **kw):
+        limits.append((len(y_), kw["time_limit"]))
+        return real(tree, X_, y_, **kw)
+
+    monkeypatch.setattr(gto.estimator, "optimize", spy)
+    clf = gto.GTOClassifier(cv=3, max_iter=30, time_limit=6.0, random_state=0).fit(X, y)
+    searched = sum(p["alpha"] is not None for p in clf.cv_results_["params"]) * 3
+    folds = [t for n, t in limits if n < len(y)]
+    assert folds and all(0 < t <= gto.estimator.CV_SHARE * 6.0 / searched for t in folds)
+    assert all(0 < t <= 6.0 for n, t in limits if n == len(y))
+    untimed = gto.GTOClassifier(cv=3, max_iter=30, random_state=0)
+    limits.clear()
+    untimed.fit(X, y)
+    assert all(t is None for _, t in limits)
+
+
+def test_n_jobs_gives_the_same_fit():
+    """The internal CV's fold fits run in joblib workers with n_jobs=2: same scores,
+    same choice and same tree as one by one."""
+    X, y = _tiny(1)
+    one = gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
+    two = gto.GTOClassifier(cv=3, max_iter=60, random_state=0, n_jobs=2).fit(X, y)
+    assert np.array_equal(one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"])
+    assert one.best_index_ == two.best_index_
+    assert np.allclose(one.tree_.W, two.tree_.W) and np.allclose(one.tree_.gamma, two.tree_.gamma)
