@@ -64,3 +64,50 @@ def test_hinge_lp_matches_highs(seed):
         )
         assert value == pytest.approx(ref.fun, rel=1e-7, abs=1e-9)
         assert cost @ np.maximum(0, 1 - b.rows @ b.theta) == pytest.approx(value, rel=1e-9)
+
+
+def _purify_case(seed, degenerate):
+    """Rows s [x, -1] of 40 points in 6 features then 6 coordinate rows; with
+    ``degenerate`` integer features (ties, duplicates) and a constant one."""
+    rng = np.random.default_rng(seed)
+    n = 6
+    X = rng.integers(0, 4, size=(40, n)).astype(float) if degenerate else rng.normal(size=(40, n))
+    if degenerate:
+        X[:, 2] = 1.0  # parallel to the offset column: a lineality direction
+    side = np.where(rng.random(40) < 0.5, -1.0, 1.0)
+    rows = np.vstack([side[:, None] * np.column_stack([X, -np.ones(40)]), np.eye(n, n + 1)])
+    rhs = np.concatenate([np.ones(40), np.zeros(n)])
+    theta = rng.normal(size=n + 1)
+    theta[1] = 0.0  # a zero weight stays tight
+    return rows, rhs, theta, rng.random(40)
+
+
+def _is_vertex_from(block, rows, rhs, theta):
+    """Tight rows hold with equality, satisfied slacks stay satisfied, zeros stay 0."""
+    real = block.tight[block.tight < len(rows)]
+    assert np.allclose(rows[real] @ block.theta, rhs[real], atol=1e-8)
+    r0, r1 = rhs - rows @ theta, rhs - rows @ block.theta
+    assert np.all(r1[:40][r0[:40] <= 0] <= 1e-8)
+    assert block.theta[1] == 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_incremental_purification_reaches_the_exact_ones_vertex(seed, monkeypatch):
+    """The purification's null space updated row by row (Householder) reaches the same
+    vertex as with an SVD of the tight rows at every step (DEP_RTOL 0) on points in
+    general position; on integer features with ties and a constant feature (where
+    rounding may break a tie in the ratio test either way) a vertex as the exact
+    path's is: tight rows hold, no satisfied slack is violated, zero weights stay 0."""
+    from gto import crossover
+
+    for degenerate in (False, True):
+        rows, rhs, theta, cost = _purify_case(seed, degenerate)
+        fast = crossover.purify(rows, theta, cost, seed, rhs, 40, 6)
+        with monkeypatch.context() as patch:
+            patch.setattr(crossover, "DEP_RTOL", 0.0)
+            exact = crossover.purify(rows, theta, cost, seed, rhs, 40, 6)
+        for block in (fast, exact):
+            _is_vertex_from(block, rows, rhs, theta)
+        if not degenerate:
+            assert sorted(fast.tight.tolist()) == sorted(exact.tight.tolist())
+            assert np.allclose(fast.theta, exact.theta, atol=1e-8)
