@@ -46,6 +46,8 @@ CV_POINTS = 4000
 #: the searches of the internal cross-validation run this share of ``max_iter``
 #: moves (they rank the grid points; the refit of the chosen one runs them all)
 CV_ITER_SHARE = 0.1
+#: restarts of a contender's searches in the second stage of the internal CV
+CONTENDER_RESTARTS = 1
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
@@ -339,9 +341,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         Successive halving (with linear-SVM trees in the grid): the searches first
         run one restart of ``cv_iter(max_iter)`` moves each; a searched grid point
         whose mean is then within one standard error of the best linear-SVM tree's
-        or above (:func:`_contenders`) is scored again with ``max_iter`` and
-        ``restarts`` (the refit's search), and those scores replace its first ones.  ``time_limit`` (seconds for the whole CV):
-        each searched fold fit gets its share, ``n_jobs`` of them at a time."""
+        or above (:func:`_contenders`) is scored again with ``max_iter`` moves and
+        up to ``CONTENDER_RESTARTS`` restarts, and those scores replace its first
+        ones.  ``time_limit`` (seconds for the whole CV): each searched fold fit
+        gets its share, ``n_jobs`` of them at a time."""
         if len(grid) == 1:
             return 0, None
         split = self._folds(X, y, w)
@@ -356,8 +359,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if again:
             left = None if time_limit is None else max(
                 time_limit - (time.perf_counter() - t0), 1e-3)
+            budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
             scores[again] = self._scores(tree, X, y, w, [grid[i] for i in again], folds, left,
-                                         None)
+                                         budget)
         results = _cv_results(grid, scores)
         best = int(np.argmin(results["rank_test_score"]))
         if self.selection == "1se" and len(folds) > 1:
