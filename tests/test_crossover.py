@@ -98,7 +98,7 @@ def test_incremental_purification_reaches_the_exact_ones_vertex(seed, monkeypatc
     general position; on integer features with ties and a constant feature (where
     rounding may break a tie in the ratio test either way) a vertex as the exact
     path's is: tight rows hold, no satisfied slack is violated, zero weights stay 0."""
-    from gto import crossover
+    from gto.engine import _crossover as crossover
 
     for degenerate in (False, True):
         rows, rhs, theta, cost = _purify_case(seed, degenerate)

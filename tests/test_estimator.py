@@ -267,17 +267,17 @@ def test_time_limit_is_shared_over_the_cv_and_the_refit(monkeypatch):
     CV_SHARE of it over the number of searched fold fits (of one stage), and the
     refit at most what is left of it (spied on the optimize calls; no clock read)."""
     X, y = _tiny(3)
-    real, limits = gto.estimator.optimize, []
+    real, limits = gto.learners._estimator.optimize, []
 
     def spy(tree, X_, y_, **kw):
         limits.append((len(y_), kw["time_limit"]))
         return real(tree, X_, y_, **kw)
 
-    monkeypatch.setattr(gto.estimator, "optimize", spy)
+    monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
     clf = gto.GTOClassifier(cv=3, max_iter=30, time_limit=6.0, random_state=0).fit(X, y)
     searched = sum(p["alpha"] is not None for p in clf.cv_results_["params"]) * 3
     folds = [t for n, t in limits if n < len(y)]
-    assert folds and all(0 < t <= gto.estimator.CV_SHARE * 6.0 / searched for t in folds)
+    assert folds and all(0 < t <= gto.learners._estimator.CV_SHARE * 6.0 / searched for t in folds)
     assert all(0 < t <= 6.0 for n, t in limits if n == len(y))
     untimed = gto.GTOClassifier(cv=3, max_iter=30, random_state=0)
     limits.clear()

@@ -215,16 +215,19 @@ def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
 def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_then_the_portfolio(monkeypatch):
     """alpha="auto": the unpenalised grid point is one search per fit whose restarts
     start from the linear-SVM tree of SVM_START_C (the hand-built tree here), the
-    greedy LP tree and CART (the kinds each restart of gto.portfolio starts from,
-    recorded by a spy); the answer never has more training errors than the SVM
-    tree, and it is the restart with the fewest (counted here from predictions)."""
+    greedy LP tree and CART (the kinds each restart starts from, recorded by a spy;
+    the first CV stage runs the first restart only, the refit all three: the
+    choice is forced to the search here); the answer never has more training
+    errors than the SVM tree, and it is the restart with the fewest (counted here
+    from predictions)."""
     X, y = _data(5, n=90, noise=0.2)
     real, calls = gto.learners._estimator.optimize, []
     real_run = OPTIMIZE_MODULE.run_restart
 
     def spy(tree, X_, y_, **kw):
         if kw["alpha"] == 0:
-            calls.append({"tree": tree, "X": X_, "y": y_, "init": kw["init"], "runs": []})
+            calls.append({"tree": tree, "X": X_, "y": y_, "init": kw["init"], "runs": [],
+                          "restarts": kw["restarts"]})
         res = real(tree, X_, y_, **kw)
         if kw["alpha"] == 0:
             calls[-1]["res"] = res
@@ -236,14 +239,17 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_then_the_portfolio(
             calls[-1]["runs"].append((kind, problem.tree_of(run.Theta_count, snap=True)))
         return run
 
-    monkeypatch.setattr(gto.estimator, "optimize", spy)
+    monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
     monkeypatch.setattr(OPTIMIZE_MODULE, "run_restart", run_spy)
-    gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
-    assert len(calls) >= 3  # one per fold (and the refit if it wins)
+    monkeypatch.setattr(gto.learners._estimator, "one_standard_error", lambda *a: 0)
+    clf = gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
+    assert clf.best_index_ == 0 and clf.cv_results_["params"][0]["svm_C"] is not None
+    assert len(calls) >= 4 and len(calls[-1]["y"]) == len(y)  # the folds, then the refit
+    assert calls[-1]["restarts"] == 3 and all(c["restarts"] in (1, 3) for c in calls)
     for call in calls:
         Xf, yf, res = call["X"], call["y"], call["res"]
         assert call["init"] == "tree"
-        assert [kind for kind, _ in call["runs"]] == ["tree", "greedy", "cart"]
+        assert [kind for kind, _ in call["runs"]] == ["tree", "greedy", "cart"][:call["restarts"]]
         literal = literal_depth2(Xf, yf, Xf, gto.learners._estimator.SVM_START_C)
         assert np.array_equal(call["tree"].predict(Xf), literal)
         found = int(np.sum(res.tree.predict(Xf) != yf))
