@@ -31,6 +31,8 @@ from ._optimize import METHODS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
+#: the searched penalties beside the SVM trees (docs/speed.md)
+SVM_ALPHA_GRID = (0.0,)
 MAX_FEATURES_GRID = (1, 2, None)
 SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
 SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, readable decisions
@@ -67,11 +69,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         Depth of the default complete tree (needs 2**depth >= number of classes).
     alpha : float >= 0 or "auto", default "auto"
         L1 penalty ``alpha * sum |w|`` on the standardised scale (docs/DESIGN.md §3b).
-        ``"auto"`` picks it from ``ALPHA_GRID`` by internal stratified
-        ``cv``-fold cross-validation (held-out accuracy), together with the
-        linear-SVM trees when ``svm`` is on (the alpha-0 search then also
-        starts from the SVM tree of ``SVM_START_C``), then refits the winner
-        on all the data.  A number is used as given.
+        ``"auto"`` picks it by internal stratified ``cv``-fold
+        cross-validation (held-out accuracy), then refits the winner on all
+        the data: with ``svm`` on, among the linear-SVM trees and the searches
+        of ``SVM_ALPHA_GRID`` (the alpha-0 search's restarts start from the SVM
+        tree of ``SVM_START_C``, the greedy LP tree and CART), by successive
+        halving (:meth:`_select`); without, among the searches of
+        ``ALPHA_GRID``.  A number is used as given.  (Defaults and the
+        measurements behind them: docs/speed.md.)
     max_features : int >= 1, None or "auto", default None
         Most nonzero weights per decision (None: no cap; 1: axis-aligned).
         ``"auto"`` picks it from ``MAX_FEATURES_GRID`` (with ``alpha="auto"``
@@ -110,10 +115,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         warm start: its structure and leaf classes are kept (``structure`` and
         ``depth`` are then not used); with ``alpha=0`` the fitted tree never
         has more training errors than it.
-    objective, method, p, max_iter, time_limit, restarts, random_state, verbose
-        As in :func:`gto.optimize` (``time_limit`` per call of it; ``verbose``
-        for the final fit only).  A search is not stopped at objective 0 (a global
-        optimum with ``alpha = 0``): held out that was mixed (docs/decisions.md).
+    objective, method, p, max_iter, restarts, random_state, verbose
+        As in :func:`gto.optimize` (``max_iter`` moves per restart, each restart
+        also ending after ``PATIENCE`` round(s) without fewer training errors;
+        ``verbose`` for the final fit only).
+    time_limit : seconds or None, for the whole fit: ``CV_SHARE`` of it for
+        the internal cross-validation (shared by its searched fold fits), the
+        rest for the refit.
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -263,7 +271,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         end at the trivial tree, and the SVM trees are the sparse candidates; DESIGN
         §6, docs/speed.md)."""
         with_svm = isinstance(self.alpha, str) and self.svm and isinstance(self.init, str)
-        alphas = ((0.0,) if with_svm else ALPHA_GRID) if isinstance(self.alpha, str) else (
+        alphas = (SVM_ALPHA_GRID if with_svm else ALPHA_GRID) if isinstance(self.alpha, str) else (
             float(self.alpha),)
         budgets = (self.max_features,)
         if isinstance(self.max_features, str):
