@@ -39,7 +39,8 @@ def test_fit_predict_and_proba():
     assert np.array_equal(clf.predict(X), clf.tree_.predict(X))
     leaf = clf.apply(X)
     for k in np.unique(leaf):
-        assert np.allclose(clf.predict_proba(X[leaf == k])[0], np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k))
+        share = np.bincount(y[leaf == k], minlength=2) / np.sum(leaf == k)
+        assert np.allclose(clf.predict_proba(X[leaf == k])[0], share)
     # every restart (the estimator's default three) within max_iter moves; n_iter_ their sum
     runs = clf.result_.restarts
     assert len(runs) == 3 and all(0 < r["nit"] <= 2000 for r in runs)
