@@ -49,7 +49,7 @@ CV_POINTS = 4000
 #: moves (they rank the grid points; the refit of the chosen one runs them all)
 CV_ITER_SHARE = 0.1
 #: restarts of a contender's searches in the second stage of the internal CV
-CONTENDER_RESTARTS = 1
+CONTENDER_RESTARTS = 3
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
