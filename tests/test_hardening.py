@@ -638,11 +638,13 @@ def test_hinge_lp_matches_highs_at_extreme_scales(seed):
 
 
 # -- hypothesis: corrupted model files ----------------------------------------------------------
+def _json_containers(inner):
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+
+
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False) | st.text(max_size=3),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
-                                                                max_size=3),
-    max_leaves=8)
+    _json_containers, max_leaves=8)
 
 
 @st.composite

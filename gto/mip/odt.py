@@ -434,7 +434,7 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
 
 @validate_params(
     {"X": "no_validation", "y": "no_validation", "structure": "no_validation",
-     "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
+     "categorical_features": [str, "array-like", None],  # "auto", "all", a name, names...
      "max_card": [Interval(Integral, 1, None, closed="left"), None],
      "ordinal": ["array-like"],
      "min_tpr": [Interval(Real, 0, 1, closed="both"), None],

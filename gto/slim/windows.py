@@ -102,7 +102,7 @@ def _limit_fn(max_samples_local, max_depth_local):
      "max_depth_local": [Interval(Integral, 1, None, closed="left"), None],
      "max_samples_local": "no_validation",  # its meaning depends on the method: checked below
      "time_limit": SECONDS, "random_state": RANDOM_STATE,
-     "categorical_features": ["array-like", None], "local_time_limit": SECONDS,
+     "categorical_features": [str, "array-like", None], "local_time_limit": SECONDS,
      "encoding": [StrOptions(set(ENCODINGS))],
      "max_iter": [Interval(Integral, 0, None, closed="left")], "quiet": ["boolean"]},
     prefer_skip_nested_validation=True,
