@@ -33,7 +33,7 @@ def expanded_help(parser):
 def test_fit_help_shows_every_default_once():
     helps = expanded_help(subparser("fit"))
     for dest, default in (("--objective", "product"), ("--method", "tabu"),
-                          ("--restarts", "1"), ("--seed", "0"), ("--max-iter", "3000"),
+                          ("--restarts", "3"), ("--seed", "0"), ("--max-iter", "3000"),
                           ("--alpha", "auto"), ("--depth", "2"), ("--cv", "5"),
                           ("--target", "class"), ("--jobs", "1"), ("--init", "auto"),
                           ("--output", "model.json"), ("--sep", ",")):
@@ -120,9 +120,9 @@ def test_verbose_shows_progress_over_the_internal_cv(capfd):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
     y = (X[:, 0] > 0).astype(int)
-    gto.GTOClassifier(max_iter=30, random_state=0, verbose=1).fit(X, y)
+    clf = gto.GTOClassifier(max_iter=30, random_state=0, verbose=1).fit(X, y)
     err = capfd.readouterr().err
-    n_fits = 7 * 5  # four alphas and three SVM trees, five folds each
+    n_fits = len(clf.cv_results_["params"]) * 5  # every grid point's first stage, five folds each
     assert "internal CV" in err and f"{n_fits}/{n_fits}" in err
     assert "gto.optimize" in err  # then the final search's bar
 

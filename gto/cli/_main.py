@@ -461,13 +461,13 @@ def _add_fit_parser(sub, parents, fmt):
     fit_p.add_argument("--p", type=int, default=1, choices=(1, 2),
                        help="power on the decision errors")
     fit_p.add_argument("--method", default="tabu", choices=METHODS, help="search method")
-    fit_p.add_argument("--restarts", type=positive_int, default=1, help="restarts per search")
+    fit_p.add_argument("--restarts", type=positive_int, default=3, help="restarts per search")
     fit_p.add_argument("--jobs", type=jobs, default=1,
                        help="workers for the internal CV and restarts (-1: all cores)")
     fit_p.add_argument("--max-iter", type=positive_int, default=3000,
                        help="tabu moves or Frank-Wolfe iterations per restart")
     fit_p.add_argument("--time-limit", type=seconds, default=None,
-                       help="seconds per search (default: no limit)")
+                       help="seconds for the whole fit, internal CV included (default: no limit)")
     fit_p.add_argument("--alpha", type=_alpha, default="auto",
                        help="L1 penalty on the weights, a number >= 0, or auto: chosen by the "
                             "internal CV together with the linear-SVM trees")
