@@ -118,9 +118,10 @@ def _env():
 
 def test_verbose_shows_progress_over_the_internal_cv(capfd):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 2))
-    y = (X[:, 0] > 0).astype(int)
-    clf = gto.GTOClassifier(max_iter=30, random_state=0, verbose=1).fit(X, y)
+    X = rng.uniform(size=(120, 3))  # an XOR of two cuts: a searched tree wins, no SVM tree
+    y = ((X[:, 0] + 0.2 * X[:, 2] > 0.6) ^ (X[:, 1] - 0.1 * X[:, 2] > 0.45)).astype(int)
+    clf = gto.GTOClassifier(max_iter=300, random_state=0, verbose=1).fit(X, y)
+    assert clf.alpha_ is not None  # a searched tree, so the final fit is a search
     err = capfd.readouterr().err
     n_fits = len(clf.cv_results_["params"]) * 5  # every grid point's first stage, five folds each
     assert "internal CV" in err and f"{n_fits}/{n_fits}" in err
