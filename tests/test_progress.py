@@ -86,5 +86,5 @@ def test_verbose_optimize_draws_a_bar_and_logs_each_restart(capsys, caplog):
     lines = [r.getMessage() for r in caplog.records if r.name == "gto"]
     assert len(lines) == 2 and lines[1].startswith("restart 2/2 (cart start)")  # the portfolio
     assert f"{res.restarts[1]['n_errors']:g} errors" in lines[1]
-    clf = gto.GTOClassifier(max_iter=30, random_state=0, verbose=1).fit(X, y)
+    clf = gto.GTOClassifier(alpha=0.0, restarts=1, max_iter=30, random_state=0, verbose=1).fit(X, y)  # one search
     assert "gto.optimize" in capsys.readouterr().err and clf.n_iter_ == 30

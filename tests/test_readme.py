@@ -21,7 +21,7 @@ def test_readme_is_a_short_guide():
     assert len(text.splitlines()) <= 250
     setup = re.search(r"^```bash\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE).group(1)
     assert setup.splitlines() == ['python -m pip install . && python -m experiments.table1',
-                                  'python -m pip install ".[test]" && python -m pytest -q']
+                                  'python -m pip install ".[test]" && ruff check . && python -m pytest -q']
     assert len(python_blocks(text)) >= 5
 
 
