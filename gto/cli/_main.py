@@ -127,7 +127,8 @@ def fit(tree, X, y, w, args):
     options = dict(objective=args.objective, method=args.method, p=args.p,
                    max_iter=args.max_iter, time_limit=args.time_limit, restarts=args.restarts,
                    n_jobs=args.jobs, random_state=args.seed, sample_weight=w,
-                   init="tree" if args.init not in INITS else args.init)
+                   init="tree" if args.init not in INITS else args.init,
+                   leaves=getattr(args, "leaves", "auto"))
     for name in ("alpha", "max_features"):
         if getattr(args, name, None) is not None:
             options[name] = getattr(args, name)
@@ -382,6 +383,9 @@ def build_parser():
     fit_p.add_argument("--init", default="auto", metavar="{auto,tree,greedy,random} or FILE",
                        help="first start (as gto.optimize's init), or a model file to start from "
                             "(its structure and decisions)")
+    fit_p.add_argument("--leaves", default="auto", choices=("auto", "keep", "free"),
+                       help="leaf classes of an --init FILE tree: chosen anew (free) or kept; "
+                            "auto: free for a tree with splits, keep for a bare structure")
     fit_p.add_argument("--categorical", metavar="COLS",
                        help="comma-separated columns of category codes: one-hot search, one "
                             "feature per decision, subset tests like 'colour in {0, 2}'")

@@ -358,7 +358,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 max_iter=self.max_iter, time_limit=self.time_limit, restarts=self.restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
                 verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                **self._categorical,
+                leaves="keep", **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:

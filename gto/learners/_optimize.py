@@ -31,6 +31,7 @@ from ..utils._interrupt import StopRequest, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
 from ..utils._validation import check_fit_data, non_numeric
 from ..utils.status import Status
+from ._leaves import check_leaves, optimize_free
 from ._one_group import one_group_tree
 
 METHODS = ("tabu", "frank-wolfe")
@@ -144,14 +145,14 @@ def _polling(callback, stop):
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
-             verbose=0, categorical_features=None, one_group=False):
+             verbose=0, categorical_features=None, one_group=False, leaves="auto"):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
     ----------
     tree : gto.Tree or fitted sklearn DecisionTreeClassifier
-        Structure and leaf classes to keep; its splits are a starting point
-        (all become oblique).
+        Structure to keep, and leaf classes (see ``leaves``); its splits are
+        a starting point (all become oblique).
     X, y : training data.
     objective : "product" (eq. 19), "minimum" (eq. 17), "count" (eq. 15) or
         "lexicographic" (count first, then the minimum error).
@@ -221,6 +222,18 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         ``one_group=True`` returns a tree with one feature per decision
         (subset tests on categories) on the original columns.  See
         :func:`gto.learners._one_group.optimize_categorical`.
+    leaves : "auto" (default), "keep" or "free".  "keep": the leaves keep the
+        given classes (the hypothesis class of the paper: structure and labels
+        fixed).  "free": the leaf classes are chosen too
+        (:mod:`gto.learners._leaves`): the weighted majority of the points
+        reaching each leaf, re-chosen after each search, and a portfolio over
+        the label patterns of the shape; never more training errors than the
+        given tree.  "auto": "free" for a tree with splits (a CART tree or a
+        tree of one's own handed in to be made better, whose leaf classes came
+        with its old splits), "keep" for a bare structure (zero weights, e.g.
+        ``Tree.from_structure`` or ``Tree.complete``, whose labels are the
+        user's choice).  With "free" the result also has ``leaf_patterns``
+        (the labellings searched) and ``time_limit`` is shared among them.
 
     Returns
     -------
@@ -248,6 +261,16 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     t0, origin = time.perf_counter(), time.time()  # the time limit counts the set-up too
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
+    if check_leaves(leaves, tree) == "free":
+        def search(labelled, limit):
+            return optimize(labelled, X, y, objective, method, p=p, max_iter=max_iter,
+                            time_limit=limit, restarts=restarts, n_jobs=n_jobs,
+                            random_state=random_state, callback=callback,
+                            sample_weight=sample_weight, init=init, options=options,
+                            alpha=alpha, max_features=max_features, verbose=verbose,
+                            leaves="keep")
+
+        return optimize_free(search, tree, X, y, sample_weight, time_limit, alpha)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
     _check_sparsity(alpha, max_features, tree.n_features)
@@ -260,7 +283,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
                        time_limit=time_limit, restarts=restarts, n_jobs=n_jobs,
                        random_state=random_state, callback=callback, sample_weight=sample_weight,
                        init=init, options=options, alpha=alpha, max_features=max_features,
-                       verbose=verbose)
+                       verbose=verbose, leaves="keep")
         res.tree = _expand(tree, res.tree, used[1])
         res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
         res.tree.record_training(X_checked, y_checked, w_checked,

@@ -560,7 +560,7 @@ def _gto_local(r, Xr, yr, max_depth_local, n_features, time_limit, max_iter, see
     if len(np.unique(target[fit])) > 1 and errors_old > 0:
         state["n_tried"] += 1
         res = gto_optimize(local, Xr[fit], target[fit], time_limit=time_limit,
-                           random_state=seed, max_iter=max_iter)
+                           random_state=seed, max_iter=max_iter, leaves="keep")
         candidate = from_tree(res.tree)
     candidate, _ = _shrink(candidate, Xr, target)
     new = _decode_codes(candidate, labels, hanging, K)
