@@ -80,6 +80,36 @@ def fit_gto(X, y, seed, max_iter, depth=2, **params):
     return model.predict, model.tree_.n_decisions, peers.mean_nonzero(model.tree_)
 
 
+#: the last depth-3 fit's estimator, keyed by its training data and seed: its
+#: ``shallower_`` is exactly ``GTOClassifier(depth=2, random_state=seed)`` on the same
+#: data (gto.learners._capacity), so the GTO-d2 arm reads it instead of fitting again
+_LAST = {}
+
+
+def _key(X, y, seed):
+    return hash((X.tobytes(), y.tobytes(), seed))
+
+
+def fit_gto_deep(X, y, seed, max_iter, depth=3, **params):
+    """:func:`fit_gto` at ``depth``, remembering the fit for :func:`fit_gto_shallower`."""
+    if max_iter is not None:
+        params["max_iter"] = max_iter
+    model = gto.GTOClassifier(depth=depth, random_state=seed, **params).fit(X, y)
+    _LAST.clear()
+    _LAST[_key(X, y, seed)] = model
+    return model.predict, model.tree_.n_decisions, peers.mean_nonzero(model.tree_)
+
+
+def fit_gto_shallower(X, y, seed, max_iter, depth=2, **params):
+    """GTO at ``depth``: the ``shallower_`` estimator of the depth-3 fit on the same data
+    when there is one, else a fit of its own."""
+    model = _LAST.pop(_key(X, y, seed), None)
+    shallow = None if model is None else model.shallower_
+    if shallow is None or shallow.depth != depth or max_iter is not None:
+        return fit_gto(X, y, seed, max_iter, depth, **params)
+    return shallow.predict, shallow.tree_.n_decisions, peers.mean_nonzero(shallow.tree_)
+
+
 def scaled(fit):
     """The arm ``fit`` on min-max scaled features (scaler fitted on the training fold)."""
     def arm(X, y, seed, max_iter):
@@ -96,11 +126,12 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
     and ``GTO-d2``; ``gto_arms`` selects among them (``[]``: peers only)."""
     params = dict(gto_params or {})
     found, notes = peers.select(peer_names)
-    ours = {"GTO": partial(fit_gto, depth=depth, **params)}
     if depth == 2:
-        ours["GTO-alpha0"] = partial(fit_gto, **{**params, "alpha": 0.0})
-    else:
-        ours["GTO-d2"] = partial(fit_gto, depth=2, **params)
+        ours = {"GTO": partial(fit_gto, **params),
+                "GTO-alpha0": partial(fit_gto, **{**params, "alpha": 0.0})}
+    else:  # GTO-d2 reads the depth-3 fit's own depth-2 estimator (same split, same seed)
+        ours = {"GTO": partial(fit_gto_deep, depth=depth, **params),
+                "GTO-d2": partial(fit_gto_shallower, depth=2, **params)}
     if gto_arms is not None:
         unknown = set(gto_arms) - set(ours)
         if unknown:

@@ -25,6 +25,7 @@ from ..engine._svm_start import svm_tree
 from ..model.tree import Tree, as_tree
 from ..utils._validation import non_numeric
 from ..utils.status import Status
+from ._capacity import choose_depth
 from ._optimize import optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
@@ -447,7 +448,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if not (self.encoding_ is not None and self.one_group):
             self._fit_inspection(self._model_input(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        return self
+        return choose_depth(self, X, y, sample_weight)  # depth >= 3: the deeper tree if it pays
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
