@@ -111,8 +111,12 @@ def start_tree(kind, X, y, seed, depth=2):
     return cart_tree(TreeProblem(shape, X, y), seed), "tree"
 
 
-def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None, depth=2):
-    """One search; a JSON-ready row."""
+def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None, depth=2,
+            windows=False):
+    """One search; a JSON-ready row.  ``windows``: then the depth-2 window rounds of
+    ``gto.slim.improve(method="gto", max_depth_local=2, shrink=False)`` (each window
+    re-optimised with the rest of the tree fixed, shape kept), reported as
+    ``windows_errors`` / ``windows_ratio`` / ``windows_cpu_seconds``."""
     X, y, tree = planted_data(n, seed, depth)
     planted_errors = int(tree.n_errors(X, y))
     start, init = start_tree(kind, X, y, seed, depth)
@@ -122,7 +126,18 @@ def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None, depth=2
                        options=options, **kwargs)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     errors = int(res.tree.n_errors(X, y))  # literal tree walk
-    return {"depth": depth, "n": n, "seed": seed, "start": kind, "planted_errors": planted_errors,
+    extra = {}
+    if windows:
+        import gto.slim
+
+        c1 = time.process_time()
+        better = gto.slim.improve(res.tree, X, y, method="gto", max_depth_local=2, shrink=False,
+                                  time_limit=None, random_state=seed, quiet=True)
+        w_errors = int(better.tree.n_errors(X, y))
+        extra = {"windows_errors": w_errors, "windows_ratio": w_errors / max(planted_errors, 1),
+                 "windows_cpu_seconds": time.process_time() - c1}
+    return {**extra, "depth": depth, "n": n, "seed": seed, "start": kind,
+            "planted_errors": planted_errors,
             "start_errors": int(res.start_n_errors), "errors": errors,
             "ratio": errors / max(planted_errors, 1), "seconds": seconds, "cpu_seconds": cpu,
             "nit": int(res.nit),
@@ -177,6 +192,9 @@ def parser():
     p.add_argument("--depth", type=int, nargs="+", default=[2],
                    help="depths of the planted trees (2: the paper's Figure 2 tree; 3, 4: "
                         "planted_deep)")
+    p.add_argument("--windows", action="store_true",
+                   help="also run gto.slim.improve's depth-2 window rounds (shape kept) after "
+                        "each search and report their ratio")
     p.add_argument("--time-limit", type=float, default=None,
                    help="time_limit for N > 768 (default: 60 s at N >= 76 800, none below)")
     p.add_argument("--max-iter", type=int, default=None, help="max_iter (default: optimize's)")
@@ -205,7 +223,8 @@ def main(argv=None):
             limit = None if n <= 768 else limit
             for seed in range(args.seeds):
                 for kind in args.starts:
-                    rows.append(run_one(n, seed, kind, limit, options, args.max_iter, depth))
+                    rows.append(run_one(n, seed, kind, limit, options, args.max_iter, depth,
+                                        args.windows))
                     print(json.dumps(rows[-1]), flush=True)
         for seed in range(args.mip_seeds):
             mips.append(run_mip(args.mip_n, seed, args.mip_time, options, args.mip_features))
@@ -213,6 +232,11 @@ def main(argv=None):
     if rows:
         print("\nTraining error / planted tree's error (d = 8, 5 % label noise)\n")
         print(summary(rows))
+        if args.windows:
+            print("\nAfter the depth-2 window rounds (gto.slim.improve, shape kept)\n")
+            print(summary([{**r, "ratio": r["windows_ratio"],
+                            "cpu_seconds": r["cpu_seconds"] + r["windows_cpu_seconds"]}
+                           for r in rows]))
     if mips:
         print(f"\nSmall planted cases (N = {args.mip_n}, d = {args.mip_features}): "
               "gto.optimize vs exact MIP\n")
