@@ -35,6 +35,7 @@ from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
 import gto
+import gto.slim
 import problems
 from gto.engine._problem import TreeProblem
 from gto.engine._starts import cart_tree
@@ -128,8 +129,6 @@ def run_one(n, seed, kind, time_limit=None, options=None, max_iter=None, depth=2
     errors = int(res.tree.n_errors(X, y))  # literal tree walk
     extra = {}
     if windows:
-        import gto.slim
-
         c1 = time.process_time()
         better = gto.slim.improve(res.tree, X, y, method="gto", max_depth_local=2, shrink=False,
                                   time_limit=None, random_state=seed, quiet=True)

@@ -53,11 +53,11 @@ def choose_depth(estimator, X, y, sample_weight=None):
     depth k - 1 on the same data; keep the deeper tree only if the internal CV
     says it pays (module docstring).  Sets ``depth_scores_`` ({depth: per-fold
     held-out accuracy of that depth's chosen grid point}), ``depth_`` (the
-    depth whose fit was kept) and ``shallower_`` (the fitted estimator of depth
+    depth of the tree kept) and ``shallower_`` (the fitted estimator of depth
     k - 1, or None when no comparison ran); returns the estimator."""
     deep = fold_scores(estimator)
-    estimator.depth_, estimator.shallower_ = estimator.depth, None
-    estimator.depth_scores_ = {estimator.depth: deep}
+    estimator.depth_, estimator.shallower_ = estimator.tree_.get_depth(), None
+    estimator.depth_scores_ = {estimator.depth_: deep}
     if not applies(estimator):
         return estimator
     shallow = clone(estimator).set_params(depth=estimator.depth - 1, verbose=0)

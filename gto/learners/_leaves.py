@@ -77,9 +77,11 @@ def with_labels(tree, labels):
 
 
 def leaf_weights(tree, X, y, w, classes):
-    """(K, C) training weight of each class in each leaf."""
+    """(K, C) training weight of each class of ``classes`` in each leaf (points of
+    other classes left out)."""
     counts = np.zeros((tree.n_leaves, len(classes)))
-    np.add.at(counts, (tree.apply(X), np.searchsorted(classes, y)), w)
+    keep = np.isin(y, classes)
+    np.add.at(counts, (tree.apply(X[keep]), np.searchsorted(classes, y[keep])), w[keep])
     return counts
 
 
@@ -100,7 +102,7 @@ def _shape(tree, child):
     kind, i = child
     if kind == "l":
         return "l"
-    return tuple(sorted(_shape(tree, c) for c in tree.children[i]))
+    return tuple(sorted((_shape(tree, c) for c in tree.children[i]), key=repr))
 
 
 def label_patterns(tree, classes, limit=PATTERN_LIMIT):
@@ -226,11 +228,13 @@ def optimize_free(search, tree, X, y, sample_weight, time_limit, alpha):
 
 
 def _relabel(tree, X, y, w):
-    """The majority relabelling of a searched tree if it has fewer errors, else None."""
-    classes = np.unique(y)
+    """The majority relabelling of a searched tree if it has fewer errors and still a
+    leaf of every class of y (the next search needs one), else None."""
+    classes = np.unique(y[w > 0])
     counts = leaf_weights(tree, X, y, w, classes)
     labels = majority_labels(tree, counts, classes)
-    if np.array_equal(labels, tree.leaf_classes):
+    if np.array_equal(labels, tree.leaf_classes) or not set(classes.tolist()) <= set(
+            labels.tolist()):
         return None
     if _errors(counts, labels, classes) >= _errors(counts, tree.leaf_classes, classes):
         return None
