@@ -45,3 +45,12 @@ def test_no_comparison_for_a_given_structure_or_depth_two():
                               random_state=0, cv=3).fit(X, y)
     assert fixed.depth_ == 3 and fixed.shallower_ is None and set(fixed.depth_scores_) == {3}
     assert choose_depth(fixed, X, y) is fixed and fixed.tree_.n_decisions == 7
+
+
+def test_no_comparison_without_an_internal_cross_validation():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    model = gto.GTOClassifier(depth=3, alpha=0.0, max_iter=40, random_state=0).fit(X, y)
+    assert model.cv_results_ is None and model.shallower_ is None
+    assert model.depth_ == 3 and model.depth_scores_[3].size == 0

@@ -39,9 +39,12 @@ def applies(estimator):
 
 
 def fold_scores(estimator):
-    """Held-out accuracy per internal fold of the grid point ``estimator`` chose."""
+    """Held-out accuracy per internal fold of the grid point ``estimator`` chose (empty
+    when nothing was scored)."""
     results, k = estimator.cv_results_, 0
     scores = []
+    if results is None:
+        return np.array([])
     while f"split{k}_test_score" in results:
         scores.append(results[f"split{k}_test_score"][estimator.best_index_])
         k += 1
