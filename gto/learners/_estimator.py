@@ -209,6 +209,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     feature_names_in_ : names of the DataFrame columns fitted on, if any.
     n_node_samples_ : (D, 2) training weight each decision sent left and right.
     feature_importances_ : see :func:`gto.model.inspection.feature_importances`.
+    depth_, depth_scores_, shallower_ : capacity control across depths
+        (:func:`gto.learners._capacity.choose_depth`): at depth >= 3 the fit one
+        level shallower is kept unless the deeper one pays in the internal CV.
     """
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
