@@ -29,6 +29,7 @@ and never more than 0.5 points above ``GTO-d2``.
     python -m experiments.quality --quick --jobs 2
     python -m experiments.quality --data heart cancer --jobs 2
     python -m experiments.quality --combine a/quality.csv b/quality.csv --out results
+    python -m experiments.quality --depth 3 --combine gto/quality-d3.csv peers/quality-d3.csv
 """
 from __future__ import annotations
 
@@ -214,12 +215,7 @@ def verdict(summ, depth=2):
     if depth != 2:
         return _verdict_deeper(summ)
     lines, wins = [], {}
-    for name, by_arm in summ.items():
-        g = by_arm.get("GTO")
-        if g is None or np.isnan(g["test"]):
-            continue
-        others = {a: s["test"] for a, s in by_arm.items()
-                  if not a.startswith("GTO") and not np.isnan(s["test"])}
+    for name, g, others in _scored(summ):
         if not others:
             continue
         best = min(others, key=others.get)
@@ -241,15 +237,19 @@ def verdict(summ, depth=2):
     return lines
 
 
-def _verdict_deeper(summ):
-    lines, wins = [], {}
+def _scored(summ):
+    """``(data set, GTO's summary, {peer: test error})`` for the sets where GTO ran."""
     for name, by_arm in summ.items():
         g = by_arm.get("GTO")
-        if g is None or np.isnan(g["test"]):
-            continue
-        others = {a: s["test"] for a, s in by_arm.items()
-                  if not a.startswith("GTO") and not np.isnan(s["test"])}
-        shallow = by_arm.get("GTO-d2")
+        if g is not None and not np.isnan(g["test"]):
+            yield name, g, {a: s["test"] for a, s in by_arm.items()
+                            if not a.startswith("GTO") and not np.isnan(s["test"])}
+
+
+def _verdict_deeper(summ):
+    lines, wins = [], {}
+    for name, g, others in _scored(summ):
+        shallow = summ[name].get("GTO-d2")
         shallow = None if shallow is None or np.isnan(shallow["test"]) else shallow["test"]
         best = min(others, key=others.get) if others else None
         beats = best is None or g["test"] <= others[best] + 1e-9
@@ -332,14 +332,16 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
 
 def combine(paths, out="results", depth=2):
     """One report from the ``quality.csv`` files of several runs (e.g. one per data
-    set); rows of a data set in two files: the later file wins."""
+    set, or the GTO arms and the peers run apart); rows of a data set and arm in two
+    files: the later file wins."""
     rows = {}
     for path in paths:
         for r in read_csv(path):
             r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
-            rows.setdefault(r["dataset"], {}).setdefault(path, []).append(r)
-    data = [d for d in DATA if d in rows]
-    merged = [r for d in data for r in list(rows[d].values())[-1]]
+            rows.setdefault((r["dataset"], r["arm"]), {}).setdefault(path, []).append(r)
+    data = [d for d in DATA if any(key[0] == d for key in rows)]
+    merged = [r for d in data for key in rows if key[0] == d
+              for r in list(rows[key].values())[-1]]
     arm_names = list(dict.fromkeys(r["arm"] for r in merged))
     return report(merged, arm_names, out, data,
                   extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth)
