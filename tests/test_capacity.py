@@ -54,3 +54,16 @@ def test_no_comparison_without_an_internal_cross_validation():
     model = gto.GTOClassifier(depth=3, alpha=0.0, max_iter=40, random_state=0).fit(X, y)
     assert model.cv_results_ is None and model.shallower_ is None
     assert model.depth_ == 3 and model.depth_scores_[3].size == 0
+
+
+def test_time_limit_is_for_the_whole_fit():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(80, 3))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    limit = 30.0
+    model = gto.GTOClassifier(depth=3, max_iter=40, random_state=0, cv=3,
+                              time_limit=limit).fit(X, y)
+    shallow = model.shallower_
+    # the shallower fit gets what the deeper one left of the limit, not a limit of its own
+    assert shallow is not None and 0 < shallow.time_limit < limit
+    assert model.time_limit == limit

@@ -121,3 +121,53 @@ def test_leaves_argument():
     for bad in ("fixed", None, 1):
         with pytest.raises(ValueError, match="'leaves' parameter of optimize"):
             gto.optimize(bare, X, y, leaves=bad)
+
+
+def _wrong_labels(seed):
+    """Data and a depth-2 CART tree's splits with every leaf class flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(120, 2))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    cart = gto.Tree.from_sklearn(DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y))
+    given = with_labels(cart, 1 - cart.leaf_classes)
+    best = min(count_errors(with_labels(given, np.array(lab)), X, y)
+               for lab in itertools.product([0, 1], repeat=given.n_leaves))
+    return X, y, given, best
+
+
+def test_estimator_warm_start_leaves():
+    X, y, given, best = _wrong_labels(0)
+    kept = gto.GTOClassifier(init=given, alpha=0, max_iter=100, random_state=0).fit(X, y)
+    assert kept.tree_.leaf_classes.tolist() == given.leaf_classes.tolist()
+    free = gto.GTOClassifier(init=given, alpha=0, max_iter=100, random_state=0,
+                             leaves="free").fit(X, y)
+    assert count_errors(free.tree_, X, y) <= best < count_errors(given, X, y)
+    assert free.tree_.leaf_classes.tolist() != given.leaf_classes.tolist()  # chosen anew
+    assert "leaf_patterns" in free.result_
+    # the default trees keep their labels whatever leaves says (a bare structure)
+    bare = gto.GTOClassifier(structure=((1, 0), (1, 0)), alpha=0, max_iter=50, random_state=0,
+                             leaves="free").fit(X, y)
+    assert bare.tree_.leaf_classes.tolist() == [1, 0, 1, 0]
+
+
+def test_cli_fit_init_file_leaves(tmp_path, capsys):
+    from gto.cli._main import main
+
+    X, y, given, best = _wrong_labels(1)
+    given.feature_names, given.target = ["a", "b"], "class"
+    given.save(tmp_path / "start.json")
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,class\n" + "".join(f"{float(a)!r},{float(b)!r},{c}\n"
+                                             for (a, b), c in zip(X, y)))
+    for leaves in ("keep", "free"):
+        out = tmp_path / f"{leaves}.json"
+        code = main([str(a) for a in ("fit", data, "--init", tmp_path / "start.json", "--alpha",
+                                      "0", "--max-iter", "100", "--leaves", leaves, "-o", out,
+                                      "-q")])
+        assert code == 0, capsys.readouterr().err
+        fitted = gto.Tree.load(out)
+        if leaves == "keep":
+            assert fitted.leaf_classes.tolist() == given.leaf_classes.tolist()
+        else:
+            assert count_errors(fitted, X, y) <= best
+            assert fitted.leaf_classes.tolist() != given.leaf_classes.tolist()
