@@ -456,10 +456,10 @@ def _add_fit_parser(sub, parents, fmt):
                        help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
                             "CART, the better wins), or a model file to start from (its "
                             "structure and decisions)")
-    fit_p.add_argument("--leaves", default="auto", choices=("auto", "keep", "free"),
-                       help="leaf classes of an --init FILE tree: chosen anew with the splits "
-                            "(free) or kept; auto: free for a tree with splits, keep for a bare "
-                            "structure")
+    fit_p.add_argument("--leaves", default="keep", choices=("keep", "free", "auto"),
+                       help="leaf classes of an --init FILE tree: kept, or chosen anew with the "
+                            "splits (free; GTOClassifier's leaves; auto: free for a tree with "
+                            "splits, keep for a bare structure)")
     fit_p.add_argument("--categorical", metavar="COLS",
                        help="comma-separated columns of categories (strings or codes): one "
                             "feature per decision, subset tests like 'colour in {red, blue}' "
