@@ -10,6 +10,8 @@
 - ``pystreed-d2``: ``pystreed.STreeDClassifier(max_depth=2, cost_complexity=0)``,
   the optimal axis-aligned depth-2 tree over pystreed's default binarisation
   (5 quantile thresholds per feature).
+- ``CART-d3``, ``obliquetree-d3``, ``stree-d3``, ``pystreed-d3``: the same at
+  depth 3 (three levels of decisions).
 - ``MIP``: ``gto.mip.solve`` on the Figure 2 tree with a time budget in
   seconds (off unless a budget is given).
 
@@ -34,7 +36,8 @@ import gto.mip
 
 from .common import STRUCTURE
 
-NEEDS = {"obliquetree-d2": "obliquetree", "stree-d2": "stree", "pystreed-d2": "pystreed"}
+NEEDS = {f"{package}-d{depth}": package for package in ("obliquetree", "stree", "pystreed")
+         for depth in (2, 3)}
 
 
 def fit_cart(X, y, seed, max_iter, *, max_depth=None):
@@ -42,17 +45,18 @@ def fit_cart(X, y, seed, max_iter, *, max_depth=None):
     return model.predict, model.tree_.node_count // 2, 1.0
 
 
-def fit_obliquetree(X, y, seed, max_iter):
+def fit_obliquetree(X, y, seed, max_iter, *, max_depth=2):
     from obliquetree import Classifier
 
-    model = Classifier(max_depth=2, random_state=seed).fit(X, y)
+    model = Classifier(max_depth=max_depth, random_state=seed).fit(X, y)
     return model.predict, len(np.unique(model.apply(X))) - 1, None
 
 
-def fit_stree(X, y, seed, max_iter):
+def fit_stree(X, y, seed, max_iter, *, levels=2):
     from stree import Stree
 
-    model = make_pipeline(StandardScaler(), Stree(max_depth=3, random_state=seed))
+    # stree counts the leaves as a level: ``levels`` of decisions is max_depth=levels + 1
+    model = make_pipeline(StandardScaler(), Stree(max_depth=levels + 1, random_state=seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # liblinear's "terminated early"
         model.fit(X, y)
@@ -61,10 +65,10 @@ def fit_stree(X, y, seed, max_iter):
     return model.predict, len(inner), float(np.mean(nonzero)) if inner else None
 
 
-def fit_pystreed(X, y, seed, max_iter):
+def fit_pystreed(X, y, seed, max_iter, *, max_depth=2):
     from pystreed import STreeDClassifier
 
-    model = STreeDClassifier(max_depth=2, cost_complexity=0.0, time_limit=300,
+    model = STreeDClassifier(max_depth=max_depth, cost_complexity=0.0, time_limit=300,
                              random_seed=seed)
     model.fit(X, y)
     return model.predict, model.get_n_leaves() - 1, 1.0
@@ -89,6 +93,10 @@ PEERS = {
     "obliquetree-d2": fit_obliquetree,
     "stree-d2": fit_stree,
     "pystreed-d2": fit_pystreed,
+    "CART-d3": partial(fit_cart, max_depth=3),
+    "obliquetree-d3": partial(fit_obliquetree, max_depth=3),
+    "stree-d3": partial(fit_stree, levels=3),
+    "pystreed-d3": partial(fit_pystreed, max_depth=3),
 }
 
 

@@ -1,4 +1,4 @@
-"""Held-out quality of depth-2 trees: GTO's default estimator against its peers.
+"""Held-out quality of depth-2 (or depth-3) trees: GTO's default estimator against its peers.
 
 The protocol: stratified 5-fold CV (shuffle seed 0), min-max
 scaling fitted on each training fold, on
@@ -19,9 +19,17 @@ markdown table; writes ``quality.csv`` (one row per split and arm),
 writes ``quality-quick.*`` instead, never over a full run).
 
     python -m experiments.quality
+    python -m experiments.quality --depth 3 --jobs 1
+
+``--depth 3``: arms ``GTO`` (``GTOClassifier(depth=3)``), ``GTO-d2`` (GTO's own
+depth-2 default, the tree a depth-3 fit must not lose to held out) and the
+depth-3 peers ``CART-d3``, ``obliquetree-d3``, ``stree-d3``; files
+``quality-d3.*``; the verdict asks for GTO at or below the best depth-3 peer
+and never more than 0.5 points above ``GTO-d2``.
     python -m experiments.quality --quick --jobs 2
     python -m experiments.quality --data heart cancer --jobs 2
     python -m experiments.quality --combine a/quality.csv b/quality.csv --out results
+    python -m experiments.quality --depth 3 --combine gto/quality-d3.csv peers/quality-d3.csv
 """
 from __future__ import annotations
 
@@ -58,15 +66,49 @@ BIG_SAMPLE = 2000
 SYNTHETIC = "synthetic-10d"
 DATA = (*problems.DATASETS, *problems.NUMERIC, SYNTHETIC)
 PEERS = ("CART-d2", "obliquetree-d2", "stree-d2", "pystreed-d2")
+PEERS_BY_DEPTH = {2: PEERS, 3: ("CART-d3", "obliquetree-d3", "stree-d3")}
+#: at depth 3 the default GTO arm may be at most this many points above GTO's own depth 2
+SHALLOWER_SLACK = 0.5
 QUICK_ITER = 300
 
 
-def fit_gto(X, y, seed, max_iter, **params):
-    """``GTOClassifier(depth=2, **params)``; ``max_iter`` None keeps the estimator's default."""
+def fit_gto(X, y, seed, max_iter, depth=2, **params):
+    """``GTOClassifier(depth=depth, **params)``; ``max_iter`` None keeps the estimator's
+    default."""
     if max_iter is not None:
         params["max_iter"] = max_iter
-    model = gto.GTOClassifier(depth=2, random_state=seed, **params).fit(X, y)
+    model = gto.GTOClassifier(depth=depth, random_state=seed, **params).fit(X, y)
     return model.predict, model.tree_.n_decisions, peers.mean_nonzero(model.tree_)
+
+
+#: the last depth-3 fit's estimator, keyed by its training data and seed: its
+#: ``shallower_`` is exactly ``GTOClassifier(depth=2, random_state=seed)`` on the same
+#: data (gto.learners._capacity), so the GTO-d2 arm reads it instead of fitting again
+_LAST = {}
+
+
+def _key(X, y, seed):
+    return hash((X.tobytes(), y.tobytes(), seed))
+
+
+def fit_gto_deep(X, y, seed, max_iter, depth=3, **params):
+    """:func:`fit_gto` at ``depth``, remembering the fit for :func:`fit_gto_shallower`."""
+    if max_iter is not None:
+        params["max_iter"] = max_iter
+    model = gto.GTOClassifier(depth=depth, random_state=seed, **params).fit(X, y)
+    _LAST.clear()
+    _LAST[_key(X, y, seed)] = model
+    return model.predict, model.tree_.n_decisions, peers.mean_nonzero(model.tree_)
+
+
+def fit_gto_shallower(X, y, seed, max_iter, depth=2, **params):
+    """GTO at ``depth``: the ``shallower_`` estimator of the depth-3 fit on the same data
+    when there is one, else a fit of its own."""
+    model = _LAST.pop(_key(X, y, seed), None)
+    shallow = None if model is None else model.shallower_
+    if shallow is None or shallow.depth != depth or max_iter is not None:
+        return fit_gto(X, y, seed, max_iter, depth, **params)
+    return shallow.predict, shallow.tree_.n_decisions, peers.mean_nonzero(shallow.tree_)
 
 
 def scaled(fit):
@@ -78,12 +120,25 @@ def scaled(fit):
     return arm
 
 
-def arms(peer_names=PEERS, gto_params=None):
-    """``(arms, notes)``: the GTO arms and the peers that can run, all min-max scaled."""
+def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
+    """``(arms, notes)``: the GTO arms and the peers that can run, all min-max scaled.
+
+    GTO arms: at depth 2 ``GTO`` and ``GTO-alpha0``, at depth 3 ``GTO`` (depth 3)
+    and ``GTO-d2``; ``gto_arms`` selects among them (``[]``: peers only)."""
     params = dict(gto_params or {})
     found, notes = peers.select(peer_names)
-    named = {"GTO": partial(fit_gto, **params),
-             "GTO-alpha0": partial(fit_gto, **{**params, "alpha": 0.0}), **found}
+    if depth == 2:
+        ours = {"GTO": partial(fit_gto, **params),
+                "GTO-alpha0": partial(fit_gto, **{**params, "alpha": 0.0})}
+    else:  # GTO-d2 reads the depth-3 fit's own depth-2 estimator (same split, same seed)
+        ours = {"GTO": partial(fit_gto_deep, depth=depth, **params),
+                "GTO-d2": partial(fit_gto_shallower, depth=2, **params)}
+    if gto_arms is not None:
+        unknown = set(gto_arms) - set(ours)
+        if unknown:
+            raise ValueError(f"unknown GTO arm(s) {sorted(unknown)}; choose from {list(ours)}")
+        ours = {k: v for k, v in ours.items() if k in gto_arms}
+    named = {**ours, **found}
     return {name: scaled(fit) for name, fit in named.items()}, notes
 
 
@@ -152,17 +207,15 @@ def table(summ, arm_names):
     return markdown_table(header, body)
 
 
-def verdict(summ):
-    """Lines checking the target for the default GTO arm: test error at or
-    below the best depth-2 peer, and never more than 1 point above CART-d2; then
-    the counts over the paper's and the numeric sets."""
+def verdict(summ, depth=2):
+    """Lines checking the target for the default GTO arm: test error at or below the
+    best peer; at depth 2 never more than 1 point above CART-d2, at depth 3 never
+    more than SHALLOWER_SLACK points above GTO-d2; then the counts over the
+    paper's and the numeric sets."""
+    if depth != 2:
+        return _verdict_deeper(summ)
     lines, wins = [], {}
-    for name, by_arm in summ.items():
-        g = by_arm.get("GTO")
-        if g is None or np.isnan(g["test"]):
-            continue
-        others = {a: s["test"] for a, s in by_arm.items()
-                  if not a.startswith("GTO") and not np.isnan(s["test"])}
+    for name, g, others in _scored(summ):
         if not others:
             continue
         best = min(others, key=others.get)
@@ -184,13 +237,48 @@ def verdict(summ):
     return lines
 
 
-def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_params=None,
-        quiet=False):
+def _scored(summ):
+    """``(data set, GTO's summary, {peer: test error})`` for the sets where GTO ran."""
+    for name, by_arm in summ.items():
+        g = by_arm.get("GTO")
+        if g is not None and not np.isnan(g["test"]):
+            yield name, g, {a: s["test"] for a, s in by_arm.items()
+                            if not a.startswith("GTO") and not np.isnan(s["test"])}
+
+
+def _verdict_deeper(summ):
+    lines, wins = [], {}
+    for name, g, others in _scored(summ):
+        shallow = summ[name].get("GTO-d2")
+        shallow = None if shallow is None or np.isnan(shallow["test"]) else shallow["test"]
+        best = min(others, key=others.get) if others else None
+        beats = best is None or g["test"] <= others[best] + 1e-9
+        close = shallow is None or g["test"] <= shallow + SHALLOWER_SLACK + 1e-9
+        wins[name] = (beats, close)
+        peer = "no peer" if best is None else f"best peer {best} {others[best]:.1f}"
+        lines.append(f"{name}: GTO {g['test']:.1f} vs {peer} -> "
+                     f"{'at or below' if beats else 'above'}; vs GTO-d2 "
+                     f"{'n/a' if shallow is None else f'{shallow:.1f}'} -> "
+                     f"{'within' if close else 'MORE THAN'} {SHALLOWER_SLACK} point(s)")
+    run = [n for n in (*problems.DATASETS, *problems.NUMERIC) if n in wins]
+    if run:
+        lines.append(f"paper and numeric sets: at or below the best depth-3 peer on "
+                     f"{sum(wins[n][0] for n in run)} of {len(run)} run; within "
+                     f"{SHALLOWER_SLACK} point(s) of GTO-d2 on {sum(wins[n][1] for n in run)} "
+                     f"of {len(run)}")
+    return lines
+
+
+def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=None, gto_params=None,
+        quiet=False, depth=2, gto_arms=None):
     """Run the protocol; write CSV, JSON and markdown; return the markdown text."""
     unknown = [d for d in data if d not in DATA]
     if unknown:
         raise ValueError(f"unknown data set(s) {unknown}; choose from {list(DATA)}")
-    the_arms, notes = arms(peer_names, gto_params)
+    if depth not in PEERS_BY_DEPTH:
+        raise ValueError(f"depth must be one of {sorted(PEERS_BY_DEPTH)}, got {depth!r}")
+    peer_names = PEERS_BY_DEPTH[depth] if peer_names is None else peer_names
+    the_arms, notes = arms(peer_names, gto_params, depth, gto_arms)
     max_iter = QUICK_ITER if quick else None
     todo = splits(data, quick)
     t0 = time.perf_counter()
@@ -198,11 +286,12 @@ def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=PEERS, gto_
     seconds = time.perf_counter() - t0
     last = f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}"
     return report(rows, list(the_arms), out, data, quick, gto_params, [last, *notes],
-                  {"seconds": seconds})
+                  {"seconds": seconds}, depth)
 
 
-def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), meta=None):
-    """Table, protocol and verdict of ``rows``; writes ``quality[-quick].csv/.json/.md``
+def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), meta=None,
+           depth=2):
+    """Table, protocol and verdict of ``rows``; writes ``quality[-d3][-quick].csv/.json/.md``
     to ``out`` and returns the markdown text."""
     summ = summary(rows, arm_names)
     big = [d for d in data if d in BIG]
@@ -214,23 +303,24 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
         if SYNTHETIC in data else "",
         f"subsampled (stratified, seed 0) to {BIG_SAMPLE} points before CV: {', '.join(big)}"
         if big else "",
-        f"GTO: gto.GTOClassifier(depth=2, random_state=fold{_params_text(gto_params)}); "
-        "GTO-alpha0: the same with alpha=0",
+        f"GTO: gto.GTOClassifier(depth={depth}, random_state=fold"
+        f"{_params_text(gto_params)}); " + ("GTO-alpha0: the same with alpha=0" if depth == 2
+                                            else "GTO-d2: the same at depth=2"),
         "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
         "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
         *extra,
     ]
     text = "\n".join([
-        "Quality of depth-2 trees on held-out data",
+        f"Quality of depth-{depth} trees on held-out data",
         "",
         table(summ, arm_names),
         "",
         *[line for line in protocol if line],
         "",
-        *verdict(summ),
+        *verdict(summ, depth),
         *failures(rows),
     ])
-    stem = "quality-quick" if quick else "quality"
+    stem = "quality" + ("" if depth == 2 else f"-d{depth}") + ("-quick" if quick else "")
     write_csv(os.path.join(out, stem + ".csv"), rows, FIELDS + ["nonzero"])
     write_text_atomic(os.path.join(out, stem + ".json"),
                       json.dumps({"summary": _no_nan(summ), "quick": quick,
@@ -240,19 +330,21 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
     return text
 
 
-def combine(paths, out="results"):
+def combine(paths, out="results", depth=2):
     """One report from the ``quality.csv`` files of several runs (e.g. one per data
-    set); rows of a data set in two files: the later file wins."""
+    set, or the GTO arms and the peers run apart); rows of a data set and arm in two
+    files: the later file wins."""
     rows = {}
     for path in paths:
         for r in read_csv(path):
             r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
-            rows.setdefault(r["dataset"], {}).setdefault(path, []).append(r)
-    data = [d for d in DATA if d in rows]
-    merged = [r for d in data for r in list(rows[d].values())[-1]]
+            rows.setdefault((r["dataset"], r["arm"]), {}).setdefault(path, []).append(r)
+    data = [d for d in DATA if any(key[0] == d for key in rows)]
+    merged = [r for d in data for key in rows if key[0] == d
+              for r in list(rows[key].values())[-1]]
     arm_names = list(dict.fromkeys(r["arm"] for r in merged))
     return report(merged, arm_names, out, data,
-                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"])
+                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth)
 
 
 def _no_nan(value):
@@ -288,8 +380,14 @@ def parser():
                    help=f"first fold / draw only and {QUICK_ITER} GTO iterations (smoke run)")
     p.add_argument("--jobs", type=int, default=-1, help="joblib workers for the splits")
     p.add_argument("--out", default="results", help="folder for quality.csv/.json/.md")
-    p.add_argument("--peers", nargs="*", default=list(PEERS), metavar="PEER",
-                   help=f"peer arms among {', '.join(peers.PEERS)} (none: --peers)")
+    p.add_argument("--depth", type=int, default=2, choices=sorted(PEERS_BY_DEPTH),
+                   help="depth of the GTO arm and the peers (3: also GTO's own depth 2)")
+    p.add_argument("--peers", nargs="*", default=None, metavar="PEER",
+                   help=f"peer arms among {', '.join(peers.PEERS)} (none: --peers; "
+                        "default: the peers of --depth)")
+    p.add_argument("--gto-arms", nargs="*", default=None, metavar="ARM",
+                   help="GTO arms to run (depth 2: GTO GTO-alpha0; depth 3: GTO GTO-d2; "
+                        "none: --gto-arms)")
     p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override GTOClassifier parameters of both GTO arms, e.g. cv=3")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -301,7 +399,7 @@ def parser():
 def main(argv=None):
     args = parser().parse_args(argv)
     if args.combine:
-        print(combine(args.combine, args.out))
+        print(combine(args.combine, args.out, args.depth))
         return
     params = {}
     for item in args.gto:
@@ -310,7 +408,8 @@ def main(argv=None):
             raise SystemExit(f"--gto expects KEY=VALUE, got {item!r}")
         params[key] = _value(value)
     print(f"quality: {len(splits(args.data, args.quick))} splits", file=sys.stderr)
-    print(run(args.out, args.data, args.quick, args.jobs, args.peers, params, args.quiet))
+    print(run(args.out, args.data, args.quick, args.jobs, args.peers, params, args.quiet,
+              args.depth, args.gto_arms))
 
 
 if __name__ == "__main__":

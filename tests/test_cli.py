@@ -242,3 +242,27 @@ def test_show_flags_constant_decisions_of_a_model_written_by_fit(tmp_path, two_f
     counts, want = check_flags(capsys, model, X)
     assert counts.sum(axis=1)[0] == len(X)
     assert want, "precondition: the fitted tree keeps a constant decision"
+
+
+def test_fit_leaves_option_keeps_or_frees_the_leaf_classes(tmp_path, two_feature_data, capsys):
+    data, X, y = two_feature_data
+    start = gto.Tree.from_structure(((1, 1), (0, 1)), 2, W=[[1.0, 0], [0, 1.0], [0, 1.0]],
+                                    gamma=[0.0, 0.0, 0.0])
+    start.feature_names, start.target = ["a", "b"], "class"
+    start.save(tmp_path / "start.json")
+    labels = {}
+    for leaves in ("keep", "free"):
+        model = tmp_path / f"{leaves}.json"
+        code, _, err = run(capsys, "fit", data, "--init", tmp_path / "start.json", "--max-iter",
+                           "20", "--leaves", leaves, "-o", model, "-q")
+        assert code == 0, err
+        fitted = gto.Tree.load(model)
+        labels[leaves] = fitted.leaf_classes.tolist()
+        assert fitted.n_errors(X, y) <= start.n_errors(X, y)
+    assert labels["keep"] == [1, 1, 0, 1]
+    # gto fit runs GTOClassifier: its warm start with the leaves chosen anew
+    free = gto.GTOClassifier(init=start, max_iter=20, random_state=0, leaves="free").fit(X, y)
+    assert labels["free"] == free.tree_.leaf_classes.tolist()
+    with pytest.raises(SystemExit) as exit_:
+        run(capsys, "fit", data, "--leaves", "fixed")
+    assert exit_.value.code == 2

@@ -379,7 +379,7 @@ def test_unused_subtrees_are_fitted_and_stay_put():
     X, y = problems.load("heart")
     tree = gto.Tree.from_structure(((0, 1), (2, 3)), X.shape[1])
     tree.W[2] = np.arange(X.shape[1])
-    res = gto.optimize(tree, X, y, max_iter=300, random_state=0)
+    res = gto.optimize(tree, X, y, max_iter=300, random_state=0, leaves="keep")
     assert res.tree.W[2].tolist() == tree.W[2].tolist()  # decision 2 splits classes 2 and 3
     assert res.n_errors == walk_errors(res.tree, X, y) < np.sum(y == 1)
     w = np.where(y == 1, 0.0, 1.0)  # a whole class with zero weight

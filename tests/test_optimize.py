@@ -38,10 +38,11 @@ def test_never_worse_than_a_cart_tree(seed, depth, method):
         return
     if not set(y) <= set(gto.Tree.from_sklearn(cart).leaf_classes.tolist()):
         with pytest.raises(ValueError, match="no leaf"):
-            gto.optimize(cart, X, y, method=method)
+            gto.optimize(cart, X, y, method=method, leaves="keep")
         return
     start = int(np.sum(cart.predict(X) != y))  # scikit-learn's own count of the start
-    res = gto.optimize(cart, X, y, method=method, max_iter=150, random_state=seed)
+    res = gto.optimize(cart, X, y, method=method, max_iter=150, random_state=seed,
+                       leaves="keep")
     assert res.start_n_errors == start
     # the restart's own best (before optimize's fall-back to the given tree) must
     # start from the CART tree: Theorem 4.1's crossover never adds an error

@@ -125,7 +125,8 @@ def estimator(args, tree, start):
         n_jobs=args.jobs, random_state=args.seed,
         **({} if start is not None else {"init": args.init}),
         alpha=args.alpha, max_features=args.max_features, cv=args.cv, verbose=verbose,
-        categorical_features=categorical, one_group=categorical is not None)
+        categorical_features=categorical, one_group=categorical is not None,
+        leaves=args.leaves)
 
 
 def fit(clf, X, y, w):
@@ -146,7 +147,16 @@ def fit(clf, X, y, w):
 
 
 def _chosen(clf):
-    """What the internal cross-validation chose, for the summary line."""
+    """What the internal cross-validation chose, for the summary line (with the depth
+    when the capacity control across depths kept a shallower tree)."""
+    kept = ""
+    if getattr(clf, "shallower_", None) is not None and clf.depth_ < clf.depth:
+        kept = f"depth {clf.depth_} kept (the CV found no gain in depth {clf.depth}), "
+    return kept + _grid_choice(clf)
+
+
+def _grid_choice(clf):
+    """What the internal cross-validation chose over the grid."""
     if clf.cv_results_ is None:
         return f"alpha {clf.alpha_:g}" if clf.alpha_ is not None else "no selection"
     if clf.alpha_ is None:
@@ -451,6 +461,10 @@ def _add_fit_parser(sub, parents, fmt):
                        help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
                             "CART, the better wins), or a model file to start from (its "
                             "structure and decisions)")
+    fit_p.add_argument("--leaves", default="keep", choices=("keep", "free", "auto"),
+                       help="leaf classes of an --init FILE tree: kept, or chosen anew with the "
+                            "splits (free; GTOClassifier's leaves; auto: free for a tree with "
+                            "splits, keep for a bare structure)")
     fit_p.add_argument("--categorical", metavar="COLS",
                        help="comma-separated columns of categories (strings or codes): one "
                             "feature per decision, subset tests like 'colour in {red, blue}' "

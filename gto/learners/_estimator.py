@@ -28,6 +28,7 @@ from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
 from ..utils._validation import non_numeric
 from ..utils.status import Status
+from ._capacity import DEEP_SHARE, choose_depth, may_compare
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
@@ -68,6 +69,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         classes and depth 2).
     depth : int, default 2
         Depth of the default complete tree (needs 2**depth >= number of classes).
+        At ``depth >= 3`` the estimator's own fit one level shallower is kept
+        unless the deeper tree pays in the internal cross-validation (``depth_``).
     alpha : float >= 0 or "auto", default "auto"
         L1 penalty ``alpha * sum |w|`` on the standardised scale (docs/DESIGN.md §3b).
         ``"auto"`` picks it by internal stratified ``cv``-fold
@@ -113,9 +116,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         or lowest penalised objective when ``alpha > 0``).  "greedy", "cart",
         "axis", "random": that start alone (as in :func:`gto.optimize`).  A ``gto.Tree`` or fitted
         scikit-learn tree is a
-        warm start: its structure and leaf classes are kept (``structure`` and
-        ``depth`` are then not used); with ``alpha=0`` the fitted tree never
-        has more training errors than it.
+        warm start: its structure is kept, and its leaf classes as ``leaves``
+        says (``structure`` and ``depth`` are then not used); with ``alpha=0``
+        the fitted tree never has more training errors than it.
+    leaves : "keep", "free" or "auto", default "keep"
+        Leaf classes of a warm start (``init`` a tree), as :func:`gto.optimize`'s
+        ``leaves``: kept, chosen anew with the splits (:mod:`gto.learners._leaves`),
+        or "auto" (free for a tree with splits).  The default trees' leaf classes
+        (``structure``, ``depth``) are always kept.
     objective, method, p, max_iter, restarts, random_state, verbose
         As in :func:`gto.optimize` (``max_iter`` moves per restart, each restart
         also ending after ``PATIENCE`` round(s) without fewer training errors;
@@ -126,7 +134,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         mixed (docs/decisions.md).
     time_limit : seconds or None, for the whole fit: ``CV_SHARE`` of it for
         the internal cross-validation (shared by its searched fold fits), the
-        rest for the refit.
+        rest for the refit.  When the fit one level shallower is compared
+        (``depth >= 3``, attribute ``depth_``), ``DEEP_SHARE`` of it goes to the
+        fit at ``depth`` and what is left to the shallower one.
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -191,6 +201,18 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     feature_importances_ : ndarray of shape (n_features,)
         One importance per input column (:func:`gto.model.inspection.feature_importances`;
         the one-hot columns of a categorical feature add up to its importance).
+    depth_ : int
+        Depth of the tree kept (capacity control across depths,
+        :func:`gto.learners._capacity.choose_depth`: at ``depth >= 3`` the
+        estimator's own fit one level shallower is kept unless the deeper tree
+        pays in the internal cross-validation).
+    depth_scores_ : dict
+        ``{depth: per-fold held-out accuracy of that depth's chosen grid point}``.
+    shallower_ : GTOClassifier or None
+        The fit one level shallower that was compared (None when no comparison
+        ran: ``depth`` 2, a given ``structure`` or ``init`` tree, or no internal
+        cross-validation).
+
     Notes
     -----
     The default grid, the one-standard-error rule and the starts of the
@@ -207,7 +229,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=3, n_jobs=1, random_state=None,
                  init="auto", alpha="auto", max_features=None, cv=5, selection="1se",
-                 svm=True, verbose=0, categorical_features=None, one_group=False):
+                 svm=True, verbose=0, categorical_features=None, one_group=False, leaves="keep"):
         self.structure = structure
         self.depth = depth
         self.objective = objective
@@ -227,6 +249,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.one_group = one_group
+        self.leaves = leaves
 
     # -- checks ----------------------------------------------------------------
     _parameter_constraints = {
@@ -357,7 +380,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 restarts=self.restarts if restarts is None else restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
                 verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                options={"patience": PATIENCE} if self.method == "tabu" else None, **self._categorical,
+                options={"patience": PATIENCE} if self.method == "tabu" else None,
+                leaves="keep" if isinstance(self.init, str) else self.leaves, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
@@ -461,6 +485,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                      else self.max_features, "svm_C": None}]
         t0 = time.perf_counter()
         limit = self.time_limit
+        if limit is not None and may_compare(self):  # the shallower fit gets the rest
+            limit *= DEEP_SHARE
         with threadpool_limits(limits=1, user_api="blas"):  # see BLAS_THREADS below
             self.best_index_, self.cv_results_ = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
@@ -480,7 +506,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), sample_weight)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        return self
+        left = None if self.time_limit is None else max(
+            self.time_limit - (time.perf_counter() - t0), 1e-3)
+        return choose_depth(self, X, y, sample_weight, left)  # depth >= 3: the deeper tree if it pays
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,6 +33,7 @@ from ..utils._interrupt import StopRequest, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
 from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_fit_data, non_numeric
 from ..utils.status import Status
+from ._leaves import LEAVES, check_leaves, optimize_free
 from ._one_group import one_group_tree
 
 METHODS = ("tabu", "frank-wolfe")
@@ -130,6 +131,7 @@ SEARCH_CONSTRAINTS = {
     "verbose": ["verbose"],
     "categorical_features": [str, "array-like", None],  # "auto", "all", a name, names...
     "one_group": ["boolean"],
+    "leaves": [StrOptions(set(LEAVES))],
 }
 
 
@@ -151,14 +153,14 @@ SEARCH_CONSTRAINTS = {
 def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10_000,
              time_limit=None, restarts=1, n_jobs=1, random_state=None, callback=None,
              sample_weight=None, init="auto", options=None, alpha=0.0, max_features=None,
-             verbose=0, categorical_features=None, one_group=False):
+             verbose=0, categorical_features=None, one_group=False, leaves="auto"):
     """Globally optimise the decisions of a fixed-structure tree (paper §5).
 
     Parameters
     ----------
     tree : gto.Tree or fitted sklearn DecisionTreeClassifier
-        Structure and leaf classes to keep; its splits are a starting point
-        (all become oblique).
+        Structure to keep, and leaf classes (see ``leaves``); its splits are
+        a starting point (all become oblique).
     X, y : training data.
     objective : "product" (eq. 19), "minimum" (eq. 17), "count" (eq. 15) or
         "lexicographic" (count first, then the minimum error).
@@ -228,6 +230,18 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         ``one_group=True`` returns a tree with one feature per decision
         (subset tests on categories) on the original columns.  See
         :func:`gto.learners._one_group.optimize_categorical`.
+    leaves : "auto" (default), "keep" or "free".  "keep": the leaves keep the
+        given classes (the hypothesis class of the paper: structure and labels
+        fixed).  "free": the leaf classes are chosen too
+        (:mod:`gto.learners._leaves`): the weighted majority of the points
+        reaching each leaf, re-chosen after each search, and a portfolio over
+        the label patterns of the shape; never more training errors than the
+        given tree.  "auto": "free" for a tree with splits (a CART tree or a
+        tree of one's own handed in to be made better, whose leaf classes came
+        with its old splits), "keep" for a bare structure (zero weights, e.g.
+        ``Tree.from_structure`` or ``Tree.complete``, whose labels are the
+        user's choice).  With "free" the result also has ``leaf_patterns``
+        (the labellings searched) and ``time_limit`` is shared among them.
 
     Returns
     -------
@@ -251,13 +265,15 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
             objective=objective, method=method, p=p, max_iter=max_iter, time_limit=time_limit,
             restarts=restarts, n_jobs=n_jobs, random_state=random_state, callback=callback,
             sample_weight=sample_weight, init=init, options=options, alpha=alpha,
-            max_features=max_features, verbose=verbose,
+            max_features=max_features, verbose=verbose, leaves=leaves,
         )
     t0, origin = time.perf_counter(), time.time()  # the time limit counts the set-up too
     tree = as_tree(tree)
     call = _Call(objective, method, p, max_iter, time_limit, restarts, n_jobs, random_state,
                  callback, init, options, alpha, max_features, verbose)
     _validate(tree, call)
+    if check_leaves(leaves, tree) == "free":  # leaf classes chosen too (gto.learners._leaves)
+        return _fit_free(tree, X, y, sample_weight, call)
     checked = check_fit_data(tree, X, y, sample_weight)
     used = _used_part(tree, np.unique(checked[1][checked[2] > 0]))
     if used is not None:  # subtrees holding only classes absent from y: fit the rest
@@ -319,15 +335,28 @@ def _validate(tree, call):
 def _fit_used_part(tree, used, X, y, sample_weight, call, checked):
     """:func:`optimize` on the smaller tree ``used[0]``; the decisions it drops (their
     subtrees hold no class of y) come back as given."""
-    res = optimize(used[0], X, y, call.objective, call.method, p=call.p, max_iter=call.max_iter,
-                   time_limit=call.time_limit, restarts=call.restarts, n_jobs=call.n_jobs,
-                   random_state=call.random_state, callback=call.callback,
-                   sample_weight=sample_weight, init=call.init, options=call.options,
-                   alpha=call.alpha, max_features=call.max_features, verbose=call.verbose)
+    res = _again(call, used[0], X, y, sample_weight)
     res.tree = _expand(tree, res.tree, used[1])
     res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
     res.tree.record_training(*checked, feature_names=res.tree.feature_names, target=tree.target)
     return res
+
+
+def _fit_free(tree, X, y, sample_weight, call):
+    """``leaves="free"``: :func:`gto.learners._leaves.optimize_free` over searches of
+    this call's settings with the leaves of each labelling kept."""
+    def search(labelled, limit):
+        return _again(call, labelled, X, y, sample_weight, time_limit=limit)
+
+    return optimize_free(search, tree, X, y, sample_weight, call.time_limit, call.alpha)
+
+
+def _again(call, tree, X, y, sample_weight, **changes):
+    """:func:`optimize` of ``tree`` with this call's settings (but ``changes``), the
+    leaves kept."""
+    settings = {f.name: getattr(call, f.name) for f in fields(call)}  # no copies (callback, rng)
+    return optimize(tree, X, y, sample_weight=sample_weight, leaves="keep",
+                    **{**settings, **changes})
 
 
 def _plan(tree, X, y, sample_weight, call, origin):
@@ -632,7 +661,8 @@ def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=Fal
     if one_group:
         left = res.tree.decision_values(Xe) <= 0
         res.oblique_tree = res.tree
-        res.tree = one_group_tree(left, tree.structure, enc, X, y, sample_weight)
+        # the searched tree's leaf classes (chosen anew with leaves="free")
+        res.tree = one_group_tree(left, res.oblique_tree.structure, enc, X, y, sample_weight)
         res.n_errors = res.tree.n_errors(X, y, sample_weight)
         names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
         res.tree.record_training(X, y, sample_weight, feature_names=names)

@@ -104,12 +104,13 @@ def _limit_fn(max_samples_local, max_depth_local):
      "time_limit": SECONDS, "random_state": RANDOM_STATE,
      "categorical_features": [str, "array-like", None], "local_time_limit": SECONDS,
      "encoding": [StrOptions(set(ENCODINGS))],
-     "max_iter": [Interval(Integral, 0, None, closed="left")], "quiet": ["boolean"]},
+     "max_iter": [Interval(Integral, 0, None, closed="left")], "quiet": ["boolean"],
+     "shrink": ["boolean"]},
     prefer_skip_nested_validation=True,
 )
 def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=None,
             time_limit=300.0, random_state=None, *, categorical_features=None,
-            local_time_limit=None, encoding="auto", max_iter=2000, quiet=False):
+            local_time_limit=None, encoding="auto", max_iter=2000, quiet=False, shrink=True):
     """Improve a decision tree window by window (DT-SLIM; module doc).
 
     Parameters
@@ -141,6 +142,10 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
         otherwise), "depth" or "pb" (DT_pb also takes weighted windows).
     max_iter : tabu moves per window for "gto".
     quiet : no progress bar.
+    shrink : "gto": after a window's search, drop its decisions that cost no
+        error (True, a smaller tree), or keep the tree's shape (False: a
+        window is replaced only when the errors fall; ``gto.optimize`` uses
+        this for its depth >= 3 window rounds).
 
     Returns
     -------
@@ -172,7 +177,7 @@ def improve(tree, X, y, method="sat", max_depth_local=None, max_samples_local=No
     depth_before, size_before = leaves_depth(root), size(root)
     errors_before = int(np.sum(predict(root, X) != y))
     state = dict(root=root, n_windows=0, n_tried=0, n_sat=0, n_timeouts=0, stage=0,
-                 failed={}, why=dict.fromkeys(WHY, 0))
+                 failed={}, why=dict.fromkeys(WHY, 0), shrink=bool(shrink))
     status = Status.CONVERGED
     try:
         with Progress(desc=f"slim-{method}", quiet=quiet) as bar:
@@ -558,9 +563,10 @@ def _gto_local(r, Xr, yr, max_depth_local, n_features, time_limit, max_iter, see
     if len(np.unique(target[fit])) > 1 and errors_old > 0:
         state["n_tried"] += 1
         res = gto_optimize(local, Xr[fit], target[fit], time_limit=time_limit,
-                           random_state=seed, max_iter=max_iter)
+                           random_state=seed, max_iter=max_iter, leaves="keep")
         candidate = from_tree(res.tree)
-    candidate, _ = _shrink(candidate, Xr, target)
+    if state.get("shrink", True):
+        candidate, _ = _shrink(candidate, Xr, target)
     new = _decode_codes(candidate, labels, hanging, K)
     errors_new = int(np.sum(predict(new, Xr) != yr))
     if errors_new < errors_old or (errors_new == errors_old

@@ -1,0 +1,101 @@
+"""Capacity control across depths for ``GTOClassifier`` (DESIGN §6).
+
+A complete tree of depth k + 1 contains every tree of depth k (a decision can
+send all its points one way), so on the training data a deeper search is never
+worse in principle; held out it can be, and GTO's searched depth-3 trees were
+(one set at 18.0 % where its depth-2 tree had 16.8 %).  CART answers this with
+cost-complexity pruning: grow deep, then cut back the decisions that do not
+pay, choosing how much by cross-validation.  The analogue for fixed-shape
+searched trees: the tree of depth k - 1 is a candidate of the selection too,
+found by the estimator's own fit at that depth (its own grid and search, so the
+shallower candidate is as good as GTO makes it, not a pruned remnant of the
+deeper tree), and the internal cross-validation compares the two winners under
+the estimator's ``selection`` rule, the shallower counting as the simpler
+(with "1se": the shallower tree unless the deeper one is better by more than
+one standard error over the folds).  Applied downwards, depth k - 1 against
+k - 2 and so on to depth 2, where the estimator's own grid decides.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+
+#: below this depth the estimator's grid alone decides (depth 2: the paper's tree)
+MIN_COMPARED_DEPTH = 3
+#: fitted attributes taken over from the shallower estimator when it wins
+FITTED = ("tree_", "result_", "alpha_", "max_features_", "svm_C_", "best_index_",
+          "cv_results_", "encoding_", "n_iter_", "leaf_proba_", "n_node_samples_",
+          "feature_importances_")
+#: with ``time_limit`` (seconds for the whole fit), the share of it the depth-k fit
+#: may use when the fit one level shallower may be compared; that one gets the rest
+DEEP_SHARE = 0.6
+
+
+def may_compare(estimator):
+    """Whether the depth comparison can run (before the fit): the default complete
+    structure (no ``structure``, no warm start) of depth >= MIN_COMPARED_DEPTH with
+    a leaf of every class one level shallower."""
+    return (estimator.structure is None and isinstance(estimator.init, str)
+            and estimator.depth >= MIN_COMPARED_DEPTH
+            and 2 ** (estimator.depth - 1) >= len(estimator.classes_))
+
+
+def applies(estimator):
+    """Whether the depth comparison runs: :func:`may_compare`, and a grid that was
+    scored by the internal cross-validation."""
+    return may_compare(estimator) and getattr(estimator, "cv_results_", None) is not None
+
+
+def fold_scores(estimator):
+    """Held-out accuracy per internal fold of the grid point ``estimator`` chose (empty
+    when nothing was scored)."""
+    results, k = estimator.cv_results_, 0
+    scores = []
+    if results is None:
+        return np.array([])
+    while f"split{k}_test_score" in results:
+        scores.append(results[f"split{k}_test_score"][estimator.best_index_])
+        k += 1
+    return np.array(scores)
+
+
+def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
+    """Compare the fitted ``estimator`` (depth k) with the same estimator fitted at
+    depth k - 1 on the same data; keep the deeper tree only if the internal CV
+    says it pays (module docstring).  ``time_limit``: seconds for the shallower
+    fit (None: the estimator's own ``time_limit``).  Sets ``depth_scores_`` ({depth: per-fold
+    held-out accuracy of that depth's chosen grid point}), ``depth_`` (the
+    depth of the tree kept) and ``shallower_`` (the fitted estimator of depth
+    k - 1, or None when no comparison ran); returns the estimator."""
+    deep = fold_scores(estimator)
+    estimator.depth_, estimator.shallower_ = estimator.tree_.get_depth(), None
+    estimator.depth_scores_ = {estimator.depth_: deep}
+    if not applies(estimator):
+        return estimator
+    shallow = clone(estimator).set_params(depth=estimator.depth - 1, verbose=0)
+    if time_limit is not None:
+        shallow.set_params(time_limit=time_limit)
+    shallow.fit(X, y, sample_weight=sample_weight)
+    estimator.shallower_ = shallow
+    if getattr(shallow, "cv_results_", None) is None:
+        return estimator
+    scores = getattr(shallow, "depth_scores_", {})
+    own = fold_scores(shallow)
+    estimator.depth_scores_ = {**scores, estimator.depth - 1: own, estimator.depth: deep}
+    if not _deeper_pays(deep, own, estimator.selection):
+        for name in FITTED:
+            setattr(estimator, name, getattr(shallow, name, None))
+        estimator.depth_ = shallow.depth_
+    return estimator
+
+
+def _deeper_pays(deep, shallow, selection):
+    """Whether the deeper tree's per-fold held-out accuracy ``deep`` beats the
+    shallower's under ``selection``: "best", a higher mean; "1se", a mean above
+    the shallower one's by more than the deeper's standard error (when the
+    folds differ in number, the means alone)."""
+    gain = deep.mean() - shallow.mean()
+    if selection != "1se" or len(deep) < 2:
+        return gain > 1e-12
+    se = deep.std(ddof=1) / np.sqrt(len(deep))
+    return gain > se + 1e-12
