@@ -12,7 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
-from ._lp_kernels import DONE, NEEDS_DIRECTION, purify_steps
+from ..utils._interrupt import check_limits
+from ._lp_kernels import DONE, NEEDS_DIRECTION, PAUSED, purify_steps
+
+#: purification steps between checks of the time limit and stop request
+#: (:func:`gto.utils._interrupt.check_limits`); a step costs an SVD of the block
+STEPS_PER_CHECK = 8
 
 MARGIN_SAFETY = 1e-9  # scale to |z| >= 1 + this, so round-off cannot put a point inside
 
@@ -50,6 +55,10 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     A row that would leave the tight rows more ill-conditioned than
     ``MAX_COND`` depends on them: its rate along the null space is rounding
     error (points a sliver apart, another far out), so it is passed over.
+
+    Raises :class:`gto.utils._interrupt.OutOfTime` when the time limit or a
+    stop request of an enclosing :func:`gto.utils._interrupt.limits` passes
+    (checked every ``STEPS_PER_CHECK`` steps).
     """
     m = rows.shape[1]
     n_real = len(rows)
@@ -67,11 +76,15 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     out, none = np.empty((m, m)), np.empty(0)
     direction = none
     while True:
+        check_limits(every=1)
         status, k, columns = purify_steps(rows, rhs, cost, theta, tight, k, dependent,
-                                          direction, out, ZERO_TOL, PIVOT_TOL, MAX_COND)
+                                          direction, out, ZERO_TOL, PIVOT_TOL, MAX_COND,
+                                          STEPS_PER_CHECK)
         direction = none
         if status == DONE:
             break
+        if status == PAUSED:
+            continue
         if status == NEEDS_DIRECTION:  # theta has no part in the null space: a random one
             direction = out[:, :columns] @ rng.standard_normal(columns)
             continue

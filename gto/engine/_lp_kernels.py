@@ -15,6 +15,9 @@ from numba import njit
 #: direction (the null space holds no component of theta), or pin the lineality
 #: direction left in ``out`` by a pseudo-row.
 DONE, NEEDS_DIRECTION, LINEALITY = 0, 1, 2
+#: :func:`purify_steps` status: ``max_steps`` steps made, call again to go on (the
+#: caller checks its time limit and stop request in between)
+PAUSED = 3
 
 
 @njit(cache=True, inline="always")
@@ -58,7 +61,7 @@ def _null_from_svd(s, vh, k, out):
 
 @njit(cache=True)
 def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
-                 pivot_tol, max_cond):
+                 pivot_tol, max_cond, max_steps=1 << 30):
     """The moves of :func:`gto.engine._crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
 
     Each step projects ``-theta`` (or ``direction``, if given, for the first
@@ -69,7 +72,8 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     ``max_cond`` (then it is marked ``dependent`` and passed over).  Returns
     ``(status, k, columns)``: :data:`DONE`; :data:`NEEDS_DIRECTION` (the null
     basis is in ``out[:, :columns]``); :data:`LINEALITY` (no slack moves along
-    ``out[:, 0]``).  ``dependent`` covers the first ``len(dependent)`` rows.
+    ``out[:, 0]``); :data:`PAUSED` after ``max_steps`` steps.  ``dependent``
+    covers the first ``len(dependent)`` rows.
     """
     T, m = rows.shape
     Q = np.empty((m, m))
@@ -79,7 +83,11 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     cand = np.empty(m)
     best_theta = np.empty(m)
     given = direction.shape[0] == m
+    steps = 0
     while k < m:
+        if steps == max_steps:
+            return PAUSED, k, 0
+        steps += 1
         if given:
             v = direction.copy()
             given = False

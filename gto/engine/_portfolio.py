@@ -44,6 +44,9 @@ import numpy as np
 
 import tabu
 from tabu.epts import MODES as EPTS_MODES
+from tabu.status import Status
+
+from ..utils._interrupt import OutOfTime
 
 from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
@@ -249,7 +252,13 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
         if refine and (schedule["refine"] is True or not rounds):
             Theta, _ = refine_theta(problem, Theta, rng, rounds=schedule["refine_rounds"],
                                     last=kicked)
-        walker = _walker(problem, Theta, objective, rng, long_steps)
+        try:
+            walker = _walker(problem, Theta, objective, rng, long_steps)
+        except OutOfTime:  # no time for the crossover to this round's vertex
+            if best is None:
+                return unwalked_run(problem, Theta, objective, used)
+            res = _Stopped(used)
+            break
         budget = max_iter - used if single else min(round_iter, max_iter - used)
         res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
                                                     search_options, _rows(histories),
@@ -260,7 +269,11 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             by_fun = (float(res.fun), res.x.reshape(problem.D, problem.m))
         stop = res.status != 0 or (deadline is not None and time.time() >= deadline)
         if polish and not stop and used < max_iter:
-            lex = _walker(problem, count[2], "lexicographic", rng, 0)
+            try:
+                lex = _walker(problem, count[2], "lexicographic", rng, 0)
+            except OutOfTime:
+                lex, res, stop = None, _Stopped(int(res.nit)), True
+        if polish and not stop and used < max_iter:
             res2, history, count2, found2 = _tabu_round(lex, min(polish, max_iter - used),
                                                         deadline, rng, callback, search_options,
                                                         _rows(histories), polish=True,
@@ -283,7 +296,11 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
                     and used - last_better >= patience * (round_iter + polish))):
             break
         if queue:
-            Theta, kicked = queue.pop(0)(), []
+            try:
+                Theta, kicked = queue.pop(0)(), []
+            except OutOfTime:  # the next start ran out of time: the best so far stands
+                res = _Stopped(int(res.nit))
+                break
         elif schedule["kick"]:
             Theta, kicked = kick_theta(problem, best[0][2], rng)
         else:  # the next round from the best vertex so far
@@ -293,6 +310,28 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
             "n_errors": count, "nit": used, "status": int(res.status), "message": res.message,
             "history": np.concatenate(histories), "found_at": found_at,
             "rounds": len(histories)}
+
+
+class _Stopped:
+    """The end of a search stopped by the time limit outside EPTS (a crossover or a start)."""
+
+    status, message = Status.TIME_LIMIT, Status.TIME_LIMIT.message
+
+    def __init__(self, nit):
+        self.nit = nit
+
+
+def unwalked_run(problem, Theta, objective, nit=0):
+    """The run of a restart whose time ran out before its start reached a vertex: the
+    start itself (scaled ``Theta``, not a vertex), scored as it is."""
+    Theta = np.array(Theta, dtype=float)
+    Zt = np.ascontiguousarray((problem.X1 @ Theta.T).T)
+    count = float(problem.weight @ problem.misclassified(Zt))
+    value = problem.value(objective, Theta) + problem.penalty(Theta)
+    return {"Theta_count": Theta, "Theta_fun": Theta, "fun": value, "n_errors": count,
+            "nit": nit, "status": int(Status.TIME_LIMIT), "message": Status.TIME_LIMIT.message,
+            "history": _history([value], [count], ["start"]), "found_at": time.time(),
+            "rounds": 0}
 
 
 def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options):
@@ -327,7 +366,10 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     """
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    Theta0 = start_theta(problem, kind, tree, rng, incumbent)
+    try:
+        Theta0 = start_theta(problem, kind, tree, rng, incumbent)
+    except OutOfTime:  # the start's construction ran out of time: the tree given instead
+        Theta0 = problem.theta_of(tree)
     t_start = time.perf_counter() - t0
     schedule, search_options = split_options(method, options)
     if method == "tabu":
@@ -335,7 +377,11 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
         run = run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
                        search_options, starts)
     else:
-        run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, search_options)
+        try:
+            run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback,
+                                  search_options)
+        except OutOfTime:
+            run = unwalked_run(problem, Theta0, objective)
     run.update(start=kind, time={"start": t_start, "total": time.perf_counter() - t0},
                time_to_best=run.pop("found_at") - origin)
     return run

@@ -24,6 +24,7 @@ from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model.tree import Tree, as_tree
 from ..utils._validation import non_numeric
+from ..utils._workers import capped_jobs
 from ..utils.status import Status
 from ._optimize import optimize, stop_if_interrupted
 
@@ -381,9 +382,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             splitter = check_cv(self.cv, y, classifier=True)
         folds = list(splitter.split(X, y))
         n_splits = len(folds)
-        jobs = (delayed(_fold_score)(self, tree, X, y, w, params, train, test)
-                for params in grid for train, test in folds)
-        scores = np.array(Parallel(n_jobs=self.n_jobs)(jobs)).reshape(len(grid), n_splits)
+        jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test)
+                for params in grid for train, test in folds]
+        workers = capped_jobs(self.n_jobs, len(jobs))
+        scores = np.array(Parallel(n_jobs=workers)(jobs)).reshape(len(grid), n_splits)
         mean = scores.mean(axis=1)
         results = {"params": grid,
                    "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]

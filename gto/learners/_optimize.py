@@ -27,9 +27,10 @@ from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._starts import axis_work, is_complete
 from ..model._categorical import encode
 from ..model.tree import Tree, as_tree
-from ..utils._interrupt import StopRequest, stop_on_sigint
+from ..utils._interrupt import StopRequest, limits, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
 from ..utils._validation import check_fit_data, non_numeric
+from ..utils._workers import capped_jobs, check_n_jobs
 from ..utils.status import Status
 from ._one_group import one_group_tree
 
@@ -113,14 +114,17 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     (picklable for joblib workers), None if stopped before it began.
 
     ``stop`` (:class:`~gto.utils._interrupt.StopRequest`) is polled between iterations,
-    and Ctrl-C in this process sets it.
+    and Ctrl-C in this process sets it; the phases without iterations (the starts'
+    LPs, the crossover, the refits) see it and ``deadline`` through
+    :func:`gto.utils._interrupt.limits`.
     """
     if stop is None:
-        return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                        callback, options, origin, incumbent, others)
+        with limits(deadline):
+            return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                            callback, options, origin, incumbent, others)
     if stop.is_set():
         return None
-    with stop_on_sigint(stop):
+    with stop_on_sigint(stop), limits(deadline, stop):
         run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
                        _polling(callback, stop), options, origin, incumbent, others)
     if run["status"] == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
@@ -175,7 +179,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         given tree, then kicks of the best tree so far alternating with
         random trees.  With ``options={"paper": True}``: the ``init`` start,
         the greedy tree if the first is the given tree, then random trees.
-    n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
+    n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``);
+        at most one per restart of a round and, on this machine, per core
+        (:func:`gto.utils._workers.capped_jobs`).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
@@ -248,6 +254,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     t0, origin = time.perf_counter(), time.time()  # the time limit counts the set-up too
     tree = as_tree(tree)
     _check_args(objective, method, p, max_iter, restarts, time_limit, init)
+    check_n_jobs(n_jobs)
     if callback is not None and n_jobs != 1 and restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
     _check_sparsity(alpha, max_features, tree.n_features)
@@ -398,7 +405,8 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
                 if stop.is_set() or (deadline is not None and time.time() > deadline):
                     return runs
         else:
-            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+            workers = capped_jobs(n_jobs, len(jobs))
+            for run in Parallel(n_jobs=workers, return_as="generator")(jobs):
                 if run is not None:
                     runs.append(run)
                     _report(runs, restarts, verbose, bar, len(runs))
