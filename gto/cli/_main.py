@@ -28,6 +28,7 @@ import warnings
 from .._version import __version__
 from ..engine._problem import WALK_OBJECTIVES as OBJECTIVES
 from ..learners._optimize import INITS, METHODS  # (``import gto`` has loaded it already)
+from ..utils._validation import check_sample_weight
 from ._files import DataError, check_writable, load_model, read_table, write_text_atomic
 
 EXPERIMENTS = ("table1", "figure4", "plots")
@@ -41,8 +42,46 @@ class UsageError(Exception):
 
 
 def note(args, text):
-    if not args.quiet:
+    if not args.quiet and sys.stderr is not None:
         print(text, file=sys.stderr)
+
+
+def _same_file(a, b):
+    """True if paths ``a`` and ``b`` name one existing file (through symlinks,
+    hard links or different spellings)."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_output(args, *inputs):
+    """UsageError unless ``-o`` can be written and is none of the ``inputs`` (an input
+    must never be replaced by the output); call before any work."""
+    if not args.output:
+        return
+    for option, path in inputs:
+        if path is not None and _same_file(path, args.output):
+            raise UsageError(f"-o {args.output} is the {option} file {path}: it would be "
+                             "replaced; write the output elsewhere")
+    try:
+        check_writable(args.output)
+    except OSError as exc:
+        raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+
+
+#: first characters that make a spreadsheet read a CSV cell as a formula (OWASP)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value):
+    """A text cell that a spreadsheet would run as a formula (``=HYPERLINK(...)``,
+    ``+1+2``, ``@SUM``) prefixed with ``'``, as OWASP recommends against CSV
+    injection; numbers and other text are written as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 # -- fit -----------------------------------------------------------------------
@@ -164,10 +203,8 @@ def cmd_fit(args):
     features = None if args.features is None else [f.strip() for f in args.features.split(",")]
     if features is not None and args.target in features:
         raise UsageError(f"--features includes the target column {args.target!r}")
-    try:
-        check_writable(args.output)  # before the fit, so that a bad -o loses nothing
-    except OSError as exc:
-        raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+    # before the fit, so that a bad -o loses nothing
+    check_output(args, ("data", args.data), ("--init", None if args.init in INITS else args.init))
     start = None if args.init in INITS else load_model(args.init)
     if features is None and start is not None:
         features = start.feature_names  # the columns the starting model was fitted on
@@ -192,16 +229,18 @@ def cmd_fit(args):
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
     _save_or_rescue(res.tree, args.output)
-    n = len(y) if table.sample_weight is None else float(table.sample_weight.sum())
+    n = len(y) if table.sample_weight is None else float(
+        check_sample_weight(table.sample_weight, len(y)).sum())  # in the fit's units
     summary = (f"{res.n_errors:g} of {n:g} training points misclassified "
                f"({100 * res.n_errors / n:.1f} %), {args.objective} error {res.fun:.4g}, "
                f"{len(res.restarts)} of {args.restarts} restart(s), "
                f"{time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
-        print(f"gto: interrupted; wrote the best tree so far to {args.output} ({summary})",
-              file=sys.stderr)
+        _error(f"interrupted; wrote the best tree so far to {args.output} ({summary})",
+               prefix="gto: ")
         return 130
-    note(args, f"fit: {summary}; wrote {args.output}")
+    early = "time limit reached, the best tree so far: " if res.status == Status.TIME_LIMIT else ""
+    note(args, f"fit: {early}{summary}; wrote {args.output}")
     return 0
 
 
@@ -220,15 +259,16 @@ def _model_and_table(args):
 def cmd_predict(args):
     import numpy as np
 
+    check_output(args, ("model", args.model), ("data", args.data))
     tree, table = _model_and_table(args)
     pred = tree.predict(table.X)
-    header, columns = ["prediction"], [pred.tolist()]
+    header, columns = ["prediction"], [[csv_safe(v) for v in pred.tolist()]]
     if args.proba:
         if tree.leaf_counts is None:
             raise UsageError(f"{args.model} has no leaf class counts (a bare tree): "
                              "--proba needs a model written by gto fit")
         P = tree.predict_proba(table.X)
-        header += [f"proba_{c}" for c in tree.classes.tolist()]
+        header += [csv_safe(f"proba_{c}") for c in tree.classes.tolist()]
         columns += [[float(f"{v:.6g}") for v in P[:, j]] for j in range(P.shape[1])]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -238,7 +278,7 @@ def cmd_predict(args):
     if args.output:
         write_text_atomic(args.output, text)
     else:
-        sys.stdout.write(text)
+        _stdout().write(text)
     if table.y is not None:
         y = table.y
         if y.dtype.kind != pred.dtype.kind and {y.dtype.kind, pred.dtype.kind} <= set("iuf"):
@@ -250,15 +290,23 @@ def cmd_predict(args):
 
 def cmd_show(args):
     tree = load_model(args.model)
-    print(f"gto tree: {tree.n_decisions} decisions, {tree.n_leaves} leaves, "
-          f"{tree.n_features} features; structure {tree.structure!r}"
-          + (f"; target {tree.target!r}" if tree.target else ""))
-    print(tree.to_text())
+    _stdout().write(f"gto tree: {tree.n_decisions} decisions, {tree.n_leaves} leaves, "
+                    f"{tree.n_features} features; structure {tree.structure!r}"
+                    + (f"; target {tree.target!r}" if tree.target else "") + "\n"
+                    + tree.to_text() + "\n")
+
+
+def _stdout():
+    """Standard output, UsageError when it is closed (``gto show m.json >&-``)."""
+    if sys.stdout is None:
+        raise UsageError("standard output is closed: nowhere to write (use -o where there is one)")
+    return sys.stdout
 
 
 def cmd_export(args):
     import json
 
+    check_output(args, ("model", args.model))
     tree = load_model(args.model)
     if args.format == "dot":
         from ..model._dot import to_dot
@@ -271,7 +319,7 @@ def cmd_export(args):
     if args.output:
         write_text_atomic(args.output, text + "\n")
     else:
-        sys.stdout.write(text + "\n")
+        _stdout().write(text + "\n")
 
 
 def cmd_experiment(args):
@@ -310,10 +358,14 @@ def _int_at_least(text, low):
 
 
 def jobs(text):
-    """argparse type: workers, a count >= 1 or -1 for all cores."""
+    """argparse type: workers, a count from 1 to the cores of this machine, or -1 for all."""
+    from joblib import cpu_count
+
     value = _int_at_least(text, -1)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{value} workers: use 1, a count, or -1 for all cores")
+    cores = cpu_count()
+    if value == 0 or value > cores:
+        raise argparse.ArgumentTypeError(f"{value} workers: use 1 to {cores} (the cores of this "
+                                         "machine) or -1 for all cores")
     return value
 
 
@@ -457,10 +509,11 @@ def main(argv=None):
     _check_fit_args(parser, args)
     try:
         code = args.run(args) or 0
-        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
         return code
     except (UsageError, DataError) as exc:
-        print(f"gto: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except BrokenPipeError:  # `gto show m.json | head`: the reader left, exit quietly
         try:
@@ -470,8 +523,26 @@ def main(argv=None):
             pass
         return 141  # as a tool stopped by SIGPIPE
     except OSError as exc:
-        print(f"gto: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except KeyboardInterrupt:
-        print("gto: interrupted", file=sys.stderr)
+        _error("interrupted", prefix="gto: ")
         return 130
+    finally:
+        _stop_workers()
+
+
+def _error(message, prefix="gto: error: "):
+    """One line on stderr (if there is one), control characters escaped."""
+    from ..model.inspection import printable
+
+    if sys.stderr is not None:
+        print(prefix + printable(message), file=sys.stderr)
+
+
+def _stop_workers():
+    """Shut joblib's reusable worker processes down (``--jobs``), so none outlive the command."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
