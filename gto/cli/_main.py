@@ -322,14 +322,34 @@ def cmd_export(args):
         _stdout().write(text + "\n")
 
 
+def experiment_module(name):
+    """The experiment script ``name``: ``gto._experiments.name`` in an installed copy, else
+    (a checkout) ``experiments.name`` from the repository's own folder beside gto, never
+    another folder called experiments (UsageError then)."""
+    from .._siblings import check_sibling, sibling
+
+    try:
+        return importlib.import_module(f"gto._experiments.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("gto._experiments", f"gto._experiments.{name}"):
+            raise
+    if sibling("experiments") is None:
+        raise UsageError("the experiment scripts are not installed with this copy of gto")
+    try:
+        check_sibling("experiments")
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
+    return importlib.import_module(f"experiments.{name}")
+
+
 def cmd_experiment(args):
     if args.name is None:
         for name in EXPERIMENTS:
-            doc = (importlib.import_module(f"experiments.{name}").__doc__ or "").strip()
+            doc = (experiment_module(name).__doc__ or "").strip()
             print(f"{name:10s} {doc.splitlines()[0] if doc else ''}")
         print("options of one: gto experiment NAME --help")
         return
-    module = importlib.import_module(f"experiments.{args.name}")
+    module = experiment_module(args.name)
     rest = list(args.args)
     if args.quiet and not {"-q", "--quiet"} & set(rest):
         rest.append("--quiet")
