@@ -133,8 +133,8 @@ def _check_header(path, names):
                         "no name")
 
 
-_INT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
-_FLOAT = re.compile(r"[+-]?[0-9]+\.[0-9]+")
+_INT = re.compile(r"-?(0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
 
 def labels(values):
@@ -145,10 +145,9 @@ def labels(values):
     ``1e3`` or ``nan``), else the texts (so ``007`` and ``7``, or ``1`` and ``1.0``,
     are different classes)."""
     values = [str(v).strip() for v in values]
-    if all(_INT.fullmatch(v) and str(int(v)) == v.lstrip("+") and abs(int(v)) < 2**63
-           for v in values):
+    if all(_INT.fullmatch(v) and str(int(v)) == v and abs(int(v)) < 2**63 for v in values):
         return np.array([int(v) for v in values], dtype=np.int64)
-    if all(_FLOAT.fullmatch(v) and repr(float(v)) == v.lstrip("+") for v in values):
+    if all(_FLOAT.fullmatch(v) and repr(float(v)) == v for v in values):
         return np.array([float(v) for v in values])
     return np.array(values)
 

@@ -141,19 +141,19 @@ class TripleRows:
 def search_bytes(tree, y, m, coordinate_rows=False):
     """Bytes of the search's largest arrays for ``tree`` on points of classes ``y``
     with ``m = n + 1`` scaled columns: the rows of every block, their rates G and
-    a transposed copy (3 R m; R rows: each point's triples, one per decision above
-    a leaf of its class, plus n coordinate rows per decision with sparse
+    a transposed copy (3 R m; R rows: each point's triples, one per decision and
+    side with a leaf of its class, plus n coordinate rows per decision with sparse
     vertices), the blocks' inverses (D m^2) and the crossover's work arrays
     (3 m^2), the walker's rates and leaf terms per decision and point
     (D N (m + 2 L + 6); L: leaves of a point's class)."""
     D, N = tree.n_decisions, len(y)
     classes, counts = np.unique(y, return_counts=True)
-    above = np.abs(tree.sides) > 0  # (K, D): decisions above each leaf
     leaves = tree.leaf_classes
     R, L = 0, 1
     for c, n_c in zip(classes.tolist(), counts.tolist()):
         mine = leaves == c
-        R += n_c * int(above[mine].any(axis=0).sum())
+        sides = tree.sides[mine]
+        R += n_c * int((sides < 0).any(axis=0).sum() + (sides > 0).any(axis=0).sum())
         L = max(L, int(mine.sum()))
     R += D * (m - 1) * bool(coordinate_rows)
     return 8 * (3 * R * m + (D + 3) * m * m + D * N * (m + 2 * L + 6))

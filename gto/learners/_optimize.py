@@ -520,7 +520,8 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     fun = _objective_value(problem, found, objective) + penalty
     if interrupted or any(r["status"] == Status.INTERRUPTED for r in runs):
         status, message = Status.INTERRUPTED, "interrupted; best tree so far returned"
-    elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
+    elif time_limit is not None and (time.perf_counter() - t0 >= time_limit or any(
+            r["status"] == Status.TIME_LIMIT for r in runs)):
         status, message = Status.TIME_LIMIT, "time limit reached; best tree so far returned"
     else:
         status, message = Status.SUCCESS, f"{len(runs)} restart(s) finished"
