@@ -13,7 +13,7 @@ setup(
     license="MIT",
     python_requires=">=3.10",
     # gto, and the public tabu and problems beside it (DESIGN §9; gto refuses to run on a
-    # shadowing tabu, gto/_siblings.py); the experiment scripts go inside gto, as
+    # shadowing tabu, gto/utils/_siblings.py); the experiment scripts go inside gto, as
     # gto._experiments, not as a top-level "experiments" that would collide with users' folders
     packages=["gto", "gto.utils", "gto.model", "gto.engine", "gto.learners", "gto.mip", "gto.slim",
               "gto.cli", "tabu", "problems", "gto._experiments"],

@@ -11,7 +11,7 @@ file format, inspection, export, plots) -> ``gto.engine`` (the search) ->
 ``gto.learners`` (``optimize``, ``GTOClassifier``) and ``gto.mip`` -> ``gto.slim``
 -> ``gto.cli``.
 """
-from ._siblings import check_sibling
+from .utils._siblings import check_sibling
 
 check_sibling("tabu")  # gto's search engine, never a user's module of the same name
 

@@ -326,7 +326,7 @@ def experiment_module(name):
     """The experiment script ``name``: ``gto._experiments.name`` in an installed copy, else
     (a checkout) ``experiments.name`` from the repository's own folder beside gto, never
     another folder called experiments (UsageError then)."""
-    from .._siblings import check_sibling, sibling
+    from ..utils._siblings import check_sibling, sibling
 
     try:
         return importlib.import_module(f"gto._experiments.{name}")
