@@ -12,6 +12,15 @@ tree so far and exits with 130.  Progress bars go to stderr when it is a
 terminal; ``--quiet`` silences them and every other note on stderr.  The
 model file is described in docs/model_format.md.  pandas, scikit-learn and
 the experiments are imported only by the commands that need them.
+
+Files (docs/reliability.md): ``-o`` is checked before any work and never
+replaces an input of the command (the same file by any path, hard link or
+symlink) nor a write-protected file; outputs are written atomically.  A CSV
+file is read once (so pipes, ``/dev/stdin`` and ``<(...)`` work), gzip, bzip2
+or xz by their content; class labels keep their written text (``007`` and
+``7`` are two classes).  In predicted CSV files a text cell starting with
+``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading ``'``, as
+OWASP recommends against CSV formula injection (numbers are left as they are).
 """
 from __future__ import annotations
 

@@ -66,6 +66,8 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     theta = np.array(theta, dtype=float)
     rhs = np.ones(n_real) if rhs is None else np.ascontiguousarray(rhs, dtype=float)
     coord = n_real if coord is None else int(coord)
+    if n_coord and np.any(theta[:n_coord] == 0.0):
+        return _purify_free(rows, theta, cost, rng, rhs, coord, n_coord)
     cost = np.append(cost, np.zeros(n_real - len(cost)))  # coordinate rows cost nothing
     tight = np.zeros(m, dtype=np.int64)
     zeros = [coord + j for j in range(n_coord) if theta[j] == 0.0]
@@ -96,6 +98,33 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
         tight[k] = len(rows) - 1
         k += 1
     return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
+
+
+def _purify_free(rows, theta, cost, rng, rhs, coord, n_coord):
+    """:func:`purify` with zero weights: their coordinate rows are tight from the start
+    and stay so, and every move keeps those weights at 0, so the moves live in the
+    other columns: purify there (rows restricted to the free columns, without the
+    zero weights' coordinate rows), then the block of the full rows with the zero
+    weights' coordinate rows added.  Each step's null space is then that of at most
+    ``m - zeros`` rows in as many columns (a CART start on 3 000 features has 2 999
+    zeros per decision: two steps on 2 columns instead of on 3 001)."""
+    n_real, m = rows.shape
+    zero = np.flatnonzero(theta[:n_coord] == 0.0)
+    free = np.setdiff1d(np.arange(m), zero)  # nonzero weights and gamma (and uncapped columns)
+    kept_coord = coord + np.setdiff1d(np.arange(n_coord), zero)
+    keep = np.concatenate([np.arange(coord), kept_coord,
+                           np.arange(coord + n_coord, n_real)]).astype(np.int64)
+    cost = np.append(cost, np.zeros(n_real - len(cost)))  # coordinate rows cost nothing
+    small = purify(rows[np.ix_(keep, free)], theta[free], cost[keep], rng, rhs[keep],
+                   coord=coord, n_coord=len(kept_coord))
+    pseudo = small.rows[len(keep):]  # lineality pins, in the free columns
+    full_pseudo = np.zeros((len(pseudo), m))
+    full_pseudo[:, free] = pseudo
+    index = np.concatenate([keep, n_real + np.arange(len(pseudo))])
+    tight = np.concatenate([coord + zero, index[small.tight]])
+    return Block(np.vstack([rows, full_pseudo]), tight, n_real=n_real,
+                 rhs=np.concatenate([rhs, small.rhs[len(keep):]]), coord=coord,
+                 n_coord=n_coord)
 
 
 def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_point=None,
