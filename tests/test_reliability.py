@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import gto
 from gto.cli import _files
 from gto.cli._main import csv_safe, main
-from gto.engine import _block, _starts
+from gto.engine import _block, _crossover, _starts
 from gto.engine._block import CHECK_EVERY, Block, DegeneratePivotError, SingularBlockError
 from gto.engine._crossover import purify
 from gto.engine._hinge_lp import solve_hinge_lp
@@ -146,6 +146,24 @@ def test_the_crossover_and_the_lp_stop_when_the_limits_pass():
     with limits(deadline=0.0), pytest.raises(OutOfTime):  # a deadline long past
         solve_hinge_lp(block, cost)
     stop.cleanup()
+
+
+@pytest.mark.parametrize("dep_rtol", [_crossover.DEP_RTOL, 0.0])
+def test_pausing_for_the_limits_does_not_change_the_purification(monkeypatch, dep_rtol):
+    """purify_steps pauses every STEPS_PER_CHECK steps for check_limits and resumes
+    where it paused: the vertex is the one of an unpaused run, on the incremental path
+    and on the SVD one."""
+    rng = np.random.default_rng(3)
+    rows, theta, cost = rng.normal(size=(150, 10)), rng.normal(size=10), rng.random(150)
+    runs = []
+    for steps in (1 << 30, 1, 3):
+        monkeypatch.setattr(_crossover, "STEPS_PER_CHECK", steps)
+        block = _crossover._purify(rows, theta, cost, np.random.default_rng(0), np.ones(150),
+                                   150, 0, dep_rtol)
+        runs.append((np.sort(block.tight), block.theta))
+    for tight, found in runs[1:]:
+        np.testing.assert_array_equal(tight, runs[0][0])
+        np.testing.assert_array_equal(found, runs[0][1])
 
 
 def test_ctrl_c_during_the_greedy_start_stops_its_lps(monkeypatch):
