@@ -43,7 +43,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 import gto
 import problems
-from gto.files import write_text_atomic
+from gto.utils._atomic import write_text_atomic
 
 from . import peers, quality
 from .common import Split, cv_splits, markdown_table

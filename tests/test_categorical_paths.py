@@ -111,7 +111,7 @@ def test_unseen_category_is_warned_and_reads_as_no_known_value(fitted):
 
 
 def walk_leaf(tree, x):
-    from conftest import walk_tree
+    from truths import walk_tree
 
     return walk_tree(tree, x)
 

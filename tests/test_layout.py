@@ -149,7 +149,7 @@ def test_known_edges_are_seen():
     function-level, and the front door's lazy ``import_module``."""
     graph = import_graph(ROOT, ["gto", "tabu"])
     assert "gto.model.tree" in graph["gto.engine._problem"]
-    assert "gto.utils._validation" in graph["gto.mip.oblique"]
+    assert "gto.utils._validation" in graph["gto.mip.fixed"]
     assert "gto.mip.warm_start" in graph["gto.mip.oblique"]  # imported inside solve()
     assert "gto.learners._estimator" in graph["gto"]  # importlib.import_module
 

@@ -111,7 +111,7 @@ def test_count_equals_number_of_margin_violators():
     "kwargs, message",
     [
         ({"objective": "sum"}, "objective"),
-        ({"p": 3}, "p must be"),
+        ({"p": 3}, "'p' parameter"),
         ({"sample_weight": -np.ones(4)}, "non-negative"),
     ],
 )

@@ -6,9 +6,12 @@
     gto export model.json --format dot
     gto experiment table1 --quick
 
-A bad file, column or option ends the command with exit code 2 and a
-one-line message; Ctrl-C during ``gto fit`` stops the fit, writes the best
-tree so far and exits with 130.  Progress bars go to stderr when it is a
+``gto fit`` runs :class:`gto.GTOClassifier` with the command's options, so
+the same data give the same tree as the estimator's defaults in Python.  A
+bad file, column or option ends the command with exit code 2 and a one-line
+message; Ctrl-C during the final search stops it, writes the best tree so far
+and exits with 130 (during the internal cross-validation, before there is a
+tree, it exits with 130 and writes nothing).  Progress bars go to stderr when it is a
 terminal; ``--quiet`` silences them and every other note on stderr.  The
 model file is described in docs/model_format.md.  pandas, scikit-learn and
 the experiments are imported only by the commands that need them.
@@ -253,9 +256,11 @@ def cmd_fit(args):
     w = None if table.sample_weight is None else check_sample_weight(table.sample_weight, len(y))
     n = len(y) if w is None else float(w.sum())  # in the fit's units (huge weights rescaled)
     n_errors = model.n_errors(X, y, w)
+    runs = res.get("restarts")  # of the final search (an SVM tree has none)
     summary = (f"{n_errors:g} of {n:g} training points misclassified "
-               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}, "
-               f"{time.perf_counter() - t0:.1f} s")
+               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}"
+               + ("" if runs is None else f", {len(runs)} of {args.restarts} restart(s)")
+               + f", {time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
         _error(f"interrupted; wrote the best tree so far to {args.output} ({summary})",
                prefix="gto: ")

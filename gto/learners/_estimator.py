@@ -21,16 +21,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ..engine._problem import WALK_OBJECTIVES
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
-from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_sample_weight, non_numeric
+from ..utils._validation import check_sample_weight, non_numeric
 from ..utils._workers import capped_jobs
 from ..utils.status import Status
-from ._optimize import METHODS, optimize, stop_if_interrupted
+from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
@@ -52,7 +51,7 @@ CV_POINTS = 4000
 #: moves (they rank the grid points; the refit of the chosen one runs them all)
 CV_ITER_SHARE = 0.1
 #: restarts of a contender's searches in the second stage of the internal CV
-CONTENDER_RESTARTS = 1
+CONTENDER_RESTARTS = 3
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
@@ -234,23 +233,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "structure": "no_validation",  # nested pairs of labels; see _check_structure
         "depth": [Interval(Integral, 1, None, closed="left")],
-        "objective": [StrOptions(set(WALK_OBJECTIVES))],
-        "method": [StrOptions(set(METHODS))],
-        "p": POWER,
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "time_limit": SECONDS,
-        "restarts": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": RANDOM_STATE,
+        **SEARCH_CONSTRAINTS,
         "init": [StrOptions(set(INITS)), Tree, HasMethods(["predict"])],
         "alpha": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "max_features": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "cv": ["cv_object"],
         "selection": [StrOptions(set(SELECTIONS))],
         "svm": ["boolean"],
-        "verbose": ["verbose"],
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
-        "one_group": ["boolean"],
     }
 
     def _check_structure(self):
@@ -369,7 +358,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 restarts=self.restarts if restarts is None else restarts,
                 n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
                 verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                options={"patience": PATIENCE}, **self._categorical,
+                options={"patience": PATIENCE} if self.method == "tabu" else None, **self._categorical,
             )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:

@@ -121,28 +121,34 @@ def _polling(callback, stop):
     return poll
 
 
+#: the search settings optimize shares with GTOClassifier, declared once
+SEARCH_CONSTRAINTS = {
+    "objective": [StrOptions(set(WALK_OBJECTIVES))],
+    "method": [StrOptions(set(METHODS))],
+    "p": POWER,
+    "max_iter": [Interval(Integral, 0, None, closed="left")],
+    "time_limit": SECONDS,
+    "restarts": [Interval(Integral, 1, None, closed="left")],
+    "n_jobs": [Integral, None],
+    "random_state": RANDOM_STATE,
+    "verbose": ["verbose"],
+    "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
+    "one_group": ["boolean"],
+}
+
+
 @validate_params(
     {
         "tree": "no_validation",  # gto.Tree or fitted DecisionTreeClassifier: as_tree
         "X": "no_validation",  # numbers, categories, DataFrames: check_fit_data / encode
         "y": "no_validation",
-        "objective": [StrOptions(set(WALK_OBJECTIVES))],
-        "method": [StrOptions(set(METHODS))],
-        "p": POWER,
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "time_limit": SECONDS,
-        "restarts": [Interval(Integral, 1, None, closed="left")],
-        "n_jobs": [Integral, None],
-        "random_state": RANDOM_STATE,
+        **SEARCH_CONSTRAINTS,
         "callback": [callable, None],
         "sample_weight": ["array-like", None],
         "init": [StrOptions(set(INITS))],
         "options": [dict, None],
         "alpha": [Interval(Real, 0, None, closed="left")],
         "max_features": [Interval(Integral, 1, None, closed="left"), None],
-        "verbose": ["verbose"],
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like", None],
-        "one_group": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )

@@ -5,7 +5,9 @@ a proven gap); ``solve_oct`` is Bertsimas & Dunn's axis-aligned optimal
 classification tree; ``solve_odt`` is Günlük et al.'s tree with subset
 decisions on categorical features.  All model with cvxpy and run HiGHS by default
 (through highspy, which accepts warm starts); any installed cvxpy MIP solver
-can be chosen.
+can be chosen.  ``solve(..., method="branch")`` replaces the MIP by a branch
+and bound over point-to-leaf assignments with HiGHS LPs (``branch.py``), same
+hypothesis class and result, plus a (seconds, incumbent, bound) history.
 """
 from .oblique import solve
 from .oct import solve_oct

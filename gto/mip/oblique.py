@@ -34,43 +34,14 @@ from numbers import Real
 import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..engine._formulation import build_triples, merge_duplicates
+from ..engine._formulation import build_triples
 from ..model.tree import Tree
-from ..utils._validation import check_fit_data
 from . import backend
+from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 from .result import MIPResult
 from .scaling import Scaling
-
-EPSILON = 1e-3
-
-
-def _subtree(tree, child):
-    """(spec, decisions, leaves) of the subtree rooted at ``child``, in preorder."""
-    kind, i = child
-    if kind == "l":
-        return tree.leaf_classes[i].item(), [], [i]
-    left, right = tree.children[i]
-    ls, ld, ll = _subtree(tree, left)
-    rs, rd, rl = _subtree(tree, right)
-    return (ls, rs), [i] + ld + rd, ll + rl
-
-
-def mirror_pairs(tree):
-    """Decisions whose two subtrees are identical, labels included.
-
-    Returns ``(d, left_decisions, right_decisions, left_leaves, right_leaves)``
-    per such decision in preorder; position j of a left list mirrors position
-    j of the right list.
-    """
-    pairs = []
-    for d, (left, right) in enumerate(tree.children):
-        ls, ld, ll = _subtree(tree, left)
-        rs, rd, rl = _subtree(tree, right)
-        if ls == rs:
-            pairs.append((d, ld, rd, ll, rl))
-    return pairs
 
 
 @dataclass
@@ -193,31 +164,19 @@ class ObliqueModel:
 
     def tree_from(self, w, gamma):
         """The tree in original units of scaled ``(w, gamma)``, threshold mid-margin."""
-        W, g = self.scaling.to_original(w.reshape(self.tree.n_decisions, -1), gamma + self.epsilon / 2)
-        out = self.tree.copy()
-        out.W, out.gamma = W, g
-        return out
+        return scaled_tree(self.tree, self.scaling, w, gamma, self.epsilon)
 
 
 def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
     """Validate the data and build the :class:`ObliqueModel` on merged, scaled points."""
-    if not isinstance(tree, Tree):
-        raise TypeError(f"tree must be a gto.Tree, got {type(tree).__name__}")
-    X, y, w = check_fit_data(tree, X, y, sample_weight)
-    Xm, ym, wm, _ = merge_duplicates(X, y, w)
-    keep = wm > 0
-    if not keep.any():
-        raise ValueError("sample_weight is zero everywhere")
-    scaling = Scaling(X)
-    return ObliqueModel(
-        tree, Xm[keep], scaling.transform(Xm[keep]), ym[keep], wm[keep], scaling, float(epsilon), tighten
-    )
+    _, _, _, Xm, Xs, ym, wm, scaling = prepare(tree, X, y, sample_weight, epsilon)
+    return ObliqueModel(tree, Xm, Xs, ym, wm, scaling, float(epsilon), tighten)
 
 
 @validate_params(
     {"tree": "no_validation", "X": "no_validation", "y": "no_validation",
      "warm_start": "no_validation", "epsilon": [Interval(Real, 0, 1, closed="right")],
-     "tighten": ["boolean"], **backend.BUDGET},
+     "tighten": ["boolean"], "method": [StrOptions({"mip", "branch"})], **backend.BUDGET},
     prefer_skip_nested_validation=True,
 )
 def solve(
@@ -233,6 +192,7 @@ def solve(
     epsilon=EPSILON,
     tighten=True,
     verbose=False,
+    method="mip",
 ):
     """Minimum (weighted) misclassified count of ``tree``'s structure, by MIP.
 
@@ -254,6 +214,12 @@ def solve(
         Margin for the right side on scaled data (see the module docstring).
     tighten : bool
         Add the conflict and symmetry-breaking cuts (both valid).
+    method : {"mip", "branch"}
+        ``"mip"``: the big-M model above on ``solver``.  ``"branch"``: branch
+        and bound over point-to-leaf assignments with HiGHS LPs
+        (:mod:`gto.mip.branch`), same hypothesis class, optimum and result
+        fields, plus ``history`` (seconds, incumbent, bound); ``solver`` must
+        be HiGHS and ``tighten`` does not apply.
 
     Returns
     -------
@@ -263,6 +229,13 @@ def solve(
     from .warm_start import oblique_start
 
     name = backend.check_solver(solver)
+    if method == "branch":
+        from .branch import solve_branch
+
+        if name != "HIGHS":
+            raise ValueError(f"method='branch' solves its LPs with HiGHS, not solver={solver!r}")
+        return solve_branch(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
+                            epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)

@@ -84,16 +84,21 @@ def _flip(model, W, gamma, z):
     return W, gamma
 
 
-def oblique_start(model, start):
-    """Complete feasible assignment ``{Variable: value}`` of ``model`` from a tree."""
-    start = as_tree(start, model.tree)
-    n = model.tree.n_features
-    W_s, g_s = model.scaling.to_scaled(start.W, start.gamma)
-    V = model.Xs @ W_s.T - g_s
+def scaled_start(start, tree, scaling, Xs, epsilon):
+    """``start``'s decisions in scaled units within the bounds, routing of ``Xs`` unchanged."""
+    start = as_tree(start, tree)
+    W_s, g_s = scaling.to_scaled(start.W, start.gamma)
+    V = Xs @ W_s.T - g_s
     W = np.zeros_like(W_s)
     gamma = np.zeros(len(g_s))
     for d in range(len(g_s)):
-        W[d], gamma[d] = _normalise(W_s[d], g_s[d], V[:, d], n, model.epsilon)
+        W[d], gamma[d] = _normalise(W_s[d], g_s[d], V[:, d], tree.n_features, epsilon)
+    return W, gamma
+
+
+def oblique_start(model, start):
+    """Complete feasible assignment ``{Variable: value}`` of ``model`` from a tree."""
+    W, gamma = scaled_start(start, model.tree, model.scaling, model.Xs, model.epsilon)
     z, e = _routing(model, W, gamma)
     if model.tighten:
         W, gamma = _flip(model, W, gamma, z)
