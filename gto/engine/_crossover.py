@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
 from ..utils._interrupt import check_limits
+from ._block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block
 from ._lp_kernels import DONE, NEEDS_DIRECTION, PAUSED, purify_steps
 
 #: purification steps between checks of the time limit and stop request

@@ -47,7 +47,6 @@ from tabu.epts import MODES as EPTS_MODES
 from tabu.status import Status
 
 from ..utils._interrupt import OutOfTime
-
 from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
 from ._starts import axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start, refine_theta
