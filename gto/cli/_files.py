@@ -10,6 +10,7 @@ helps the line and column.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -38,20 +39,28 @@ class DataError(ValueError):
 _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
 
 
-def _read_bytes(path):
-    """The file's bytes, read once (a pipe or ``/dev/stdin`` cannot be read twice),
-    decompressed when they start as gzip, bzip2 or xz data."""
+@contextlib.contextmanager
+def _reading(path, kind):
+    """OSErrors while reading ``path`` as one-line DataErrors that say what happened
+    (no such file, permission denied, a folder)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        yield
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     except PermissionError:
         raise DataError(f"{path}: permission denied") from None
     except IsADirectoryError:
-        raise DataError(f"{path} is a folder, not a CSV file") from None
+        raise DataError(f"{path} is a folder, not {kind}") from None
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_bytes(path):
+    """The file's bytes, read once (a pipe or ``/dev/stdin`` cannot be read twice),
+    decompressed when they start as gzip, bzip2 or xz data."""
+    with _reading(path, "a CSV file"):
+        with open(path, "rb") as fh:
+            data = fh.read()
     for magic, module in _COMPRESSED:
         if data.startswith(magic):
             import importlib
@@ -253,19 +262,10 @@ def load_model(path):
     """The :class:`~gto.model.tree.Tree` in a model file (``Tree.load``), DataError if it is not one."""
     from ..model.tree import Tree
 
-    try:
-        os.stat(path)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except PermissionError:
-        raise DataError(f"{path}: permission denied") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if os.path.isdir(path):
-        raise DataError(f"{path} is a folder, not a model file")
-    try:
-        return Tree.load(path)
-    except PermissionError:
-        raise DataError(f"{path}: permission denied") from None
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
+    with _reading(path, "a model file"):
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
+        try:
+            return Tree.load(path)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None

@@ -91,6 +91,8 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
     zeros = [coord + j for j in range(n_coord) if theta[j] == 0.0]
     k = len(zeros)
     tight[:k] = zeros
+    if k == 0 and n_real < m:  # fewer rows than columns: pin every unseen direction at once
+        theta, rows, rhs, cost, k = _pin_lineality(rows, theta, rhs, cost, tight)
     dependent = np.zeros(n_real, dtype=bool)
     out, none = np.empty((m, m)), np.empty(0)
     direction = none
@@ -119,6 +121,22 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
         tight[k] = len(rows) - 1
         k += 1
     return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
+
+
+def _pin_lineality(rows, theta, rhs, cost, tight):
+    """Pseudo-rows for all the directions no row sees (the null space of ``rows``,
+    within ``PIVOT_TOL`` of the largest singular value), each with ``v @ theta = 1``
+    (no slack moves), tight from the start: one SVD of the rows instead of one
+    purification pass per direction (20 points in 300 columns: 281 directions).
+    Returns ``(theta, rows, rhs, cost, k)``."""
+    _, s, vh = np.linalg.svd(rows, full_matrices=True)
+    rank = int(np.sum(s > PIVOT_TOL * s.max())) if s.size and s.max() > 0 else 0
+    V = vh[rank:]
+    theta = theta + V.T @ (1.0 - V @ theta)
+    k = len(V)
+    tight[:k] = len(rows) + np.arange(k)
+    return (theta, np.vstack([rows, V]), np.append(rhs, np.ones(k)), np.append(cost, np.zeros(k)),
+            k)
 
 
 def _purify_free(rows, theta, cost, rng, rhs, coord, n_coord):

@@ -17,7 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._interrupt import check_limits
-from ._block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, DegeneratePivotError, SingularBlockError, well_conditioned
+from ._block import (
+    PIVOT_RTOL,
+    PIVOT_TOL,
+    ZERO_TOL,
+    DegeneratePivotError,
+    SingularBlockError,
+    well_conditioned,
+)
 from ._kernels import pivot_threshold
 from ._lp_kernels import edge_slopes as _edge_slopes
 from ._lp_kernels import hinge_value, leaving_row
