@@ -25,11 +25,12 @@ import numpy as np
 from scipy.optimize import linprog
 
 import gto
-from experiments.common import markdown_table
 from gto.engine._block import SingularBlockError
 from gto.engine._crossover import purify
 from gto.engine._hinge_lp import solve_hinge_lp
 from gto.engine._problem import TreeProblem
+
+from .common import markdown_table
 
 RTOL = 1e-6
 

@@ -13,13 +13,17 @@ file format, inspection, export, plots) -> ``gto.engine`` (the search) ->
 ``gto.learners`` (``optimize``, ``GTOClassifier``) and ``gto.mip`` -> ``gto.slim``
 -> ``gto.cli``.
 """
-from ._version import __version__
-from .engine._formulation import merge_duplicates, standard_form
-from .engine._objectives import OBJECTIVES, error
-from .learners._optimize import METHODS, optimize
-from .model.inspection import export_text, plot_tree
-from .model.tree import Tree
-from .utils.status import Status
+from .utils._siblings import check_sibling
+
+check_sibling("tabu")  # gto's search engine, never a user's module of the same name
+
+from ._version import __version__  # noqa: E402
+from .engine._formulation import merge_duplicates, standard_form  # noqa: E402
+from .engine._objectives import OBJECTIVES, error  # noqa: E402
+from .learners._optimize import METHODS, optimize  # noqa: E402
+from .model.inspection import export_text, plot_tree  # noqa: E402
+from .model.tree import Tree  # noqa: E402
+from .utils.status import Status  # noqa: E402
 
 __all__ = [
     "Tree", "error", "optimize", "GTOClassifier", "standard_form", "merge_duplicates",

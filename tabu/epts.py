@@ -61,6 +61,8 @@ MESSAGES[ITERATION_LIMIT] = "Iteration limit reached."
 NAN_VALUE = Status.ERROR
 MESSAGES[NAN_VALUE] = "The objective returned NaN; no valid value was found."
 _NEVER = -(1 << 60)
+#: refused pivots (:class:`~tabu.walker.MoveError`) skipped per iteration before the search ends
+REFUSALS = 8
 
 
 def default_tenures(c: int) -> tuple[int, int]:
@@ -242,6 +244,27 @@ def _apply(walker, st, move, it, mem):
     st.done = it
 
 
+def _move(walker, st, it, te, tl, mem, tol, rng):
+    """Choose and make the move of iteration ``it``; False if there is none.
+
+    A move whose pivot the walker refuses as numerically singular
+    (:class:`~tabu.walker.MoveError`, the walker unchanged) is skipped: the
+    candidates are made again and the next move chosen, up to ``REFUSALS``
+    times per iteration (a walker that stops offering a refused edge, as the
+    tree walker does, then moves on; one that offers it again ends the search).
+    """
+    for _ in range(REFUSALS + 1):
+        move = _next_move(walker, st, it, te, tl, mem, tol, rng)
+        if move is None:
+            return False
+        try:
+            _apply(walker, st, move, it, mem)
+            return True
+        except MoveError:
+            st.remake = True
+    return False
+
+
 def _switch_mode(st, it, k_stag, m_div, delta, zero_scale):
     """Diversification ends after m moves; stagnation of the best over k moves starts it."""
     if st.mode == DIVERSIFY:
@@ -306,8 +329,9 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
         array (:data:`HISTORY_DTYPE`) with fields ``iteration``, ``value``,
         ``best`` and ``mode`` (0 improve, 1 diversify, names in :data:`MODES`),
         row 0 the start; ``status`` (0 iteration limit, 1 time limit,
-        2 callback stop, 3 KeyboardInterrupt, 4 no bounded neighbour, or the
-        chosen edge's pivot was numerically singular (:class:`tabu.walker.MoveError`)),
+        2 callback stop, 3 KeyboardInterrupt, 4 no bounded neighbour, or
+        ``REFUSALS + 1`` chosen edges in a row were numerically singular
+        (:class:`tabu.walker.MoveError`; each one refused is skipped)),
         ``success`` (status 0-2), ``message``; the parameters used:
         ``tenure_enter``, ``tenure_leave``, ``stagnation_window`` (k),
         ``diversification_moves`` (m), ``rho``; ``n_remakes``.
@@ -319,13 +343,7 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     try:
         while st.done < max_iter:
             it = st.done + 1
-            move = _next_move(walker, st, it, te, tl, mem, tol, rng)
-            if move is None:
-                st.status = NO_MOVE
-                break
-            try:
-                _apply(walker, st, move, it, mem)
-            except MoveError:  # the chosen edge is numerically singular: stop here
+            if not _move(walker, st, it, te, tl, mem, tol, rng):
                 st.status = NO_MOVE
                 break
             _switch_mode(st, it, k_stag, m_div, delta, zero_scale)

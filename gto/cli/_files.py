@@ -10,9 +10,11 @@ helps the line and column.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import os
-import warnings
+import re
 from collections import namedtuple
 
 import numpy as np
@@ -33,70 +35,136 @@ class DataError(ValueError):
     """A data file that cannot be used, with a message for the user."""
 
 
+#: compressed files, recognised by their first bytes (not by the name: pipes have none)
+_COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bz2"), (b"\xfd7zXZ\x00", "lzma"))
+
+
+@contextlib.contextmanager
+def _reading(path, kind):
+    """OSErrors while reading ``path`` as one-line DataErrors that say what happened
+    (no such file, permission denied, a folder)."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except PermissionError:
+        raise DataError(f"{path}: permission denied") from None
+    except IsADirectoryError:
+        raise DataError(f"{path} is a folder, not {kind}") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _read_bytes(path):
+    """The file's bytes, read once (a pipe or ``/dev/stdin`` cannot be read twice),
+    decompressed when they start as gzip, bzip2 or xz data."""
+    with _reading(path, "a CSV file"):
+        with open(path, "rb") as fh:
+            data = fh.read()
+    for magic, module in _COMPRESSED:
+        if data.startswith(magic):
+            import importlib
+
+            try:
+                data = importlib.import_module(module).decompress(data)
+            except (OSError, EOFError, ValueError) as exc:
+                raise DataError(f"{path}: a damaged {module} file ({exc})") from None
+            break
+    return data
+
+
+def _records(text, sep):
+    """``(line, fields)`` per record of a CSV text: the line the record starts on
+    (1-based, counting blank lines and the lines of quoted multi-line fields);
+    blank lines are skipped.  One-character separators follow the csv module's
+    quoting; longer ones split plainly."""
+    if len(sep) == 1:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep,
+                            skipinitialspace=True, strict=True)
+        start = 1
+        try:
+            for fields in reader:
+                if fields and fields != [""]:
+                    yield start, fields
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise DataError(f"line {reader.line_num}: {exc}") from None
+        return
+    for i, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            yield i, [f.lstrip() for f in line.split(sep)]
+
+
 def _read_csv(path, sep):
+    """``(frame, lines)``: the CSV file as strings (header names stripped) and the
+    line each data row starts on, for messages."""
     import pandas as pd  # imported here: the gto command starts faster
 
-    if not os.path.isfile(os.path.realpath(path)) and not os.path.exists(path):
-        raise DataError(f"{path}: no such file")
+    data = _read_bytes(path)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_filter=False,
-                                encoding="utf-8-sig", skipinitialspace=True, index_col=False,
-                                engine="python" if len(sep) > 1 else "c")
-    except pd.errors.ParserWarning:
-        raise DataError(f"{path}: {_ragged_line(path, sep)} (is this a {sep!r}-separated file "
-                        "with a header? see --sep)") from None
-    except UnicodeDecodeError:
-        raise DataError(f"{path}: not a CSV text file (not UTF-8)") from None
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path}: the file is empty") from None
-    except pd.errors.ParserError as exc:
-        where = _ragged_line(path, sep)
-        if where.startswith("a line"):
-            where = str(exc).strip().splitlines()[-1]
-        raise DataError(f"{path}: not a valid CSV file with separator {sep!r}: {where}") from None
-    header = pd.read_csv(path, sep=sep, dtype=str, header=None, nrows=1, keep_default_na=False,
-                         encoding="utf-8-sig", engine="python" if len(sep) > 1 else "c")
-    names = [str(c).strip() for c in header.iloc[0]]
-    if len(set(names)) != len(names):
-        raise DataError(f"{path}: the header repeats a column name")
-    frame.columns = names
-    if len(frame) == 0:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataError(f"{path}: line {line} is not UTF-8 text (not a CSV text file?)") from None
+    try:
+        records = list(_records(text, sep))
+    except DataError as exc:
+        raise DataError(f"{path}: not a valid CSV file with separator {sep!r}: {exc}") from None
+    if not records:
+        raise DataError(f"{path}: the file is empty")
+    names = [c.strip() for c in records[0][1]]
+    _check_header(path, names)
+    rows, lines = [], []
+    for line, fields in records[1:]:
+        if len(fields) > len(names):
+            raise DataError(f"{path}: line {line} has {len(fields)} fields but the header has "
+                            f"{len(names)} (is this a {sep!r}-separated file with a header? "
+                            "see --sep)")
+        rows.append(fields + [""] * (len(names) - len(fields)))
+        lines.append(line)
+    if not rows:
         raise DataError(f"{path}: no data rows under the header")
-    return frame
+    frame = pd.DataFrame(rows, columns=names, dtype=str)
+    return frame, np.array(lines)
 
 
-def _ragged_line(path, sep):
-    """Where a line has more fields than the header (for the error message)."""
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        rows = csv.reader(fh, delimiter=sep) if len(sep) == 1 else (
-            line.split(sep) for line in fh)
-        header = None
-        for i, row in enumerate(rows, start=1):
-            if header is None:
-                header = len(row)
-            elif len(row) > header:
-                return f"line {i} has {len(row)} fields but the header has {header}"
-    return "a line has more fields than the header"
+def _check_header(path, names):
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise DataError(f"{path}: the header repeats the column name(s) "
+                        f"{', '.join(map(repr, twice))}")
+    unnamed = [i + 1 for i, n in enumerate(names) if not n]
+    if unnamed == [1] and len(names) > 1:
+        raise DataError(f"{path}: the first column has no name (a row index written by pandas' "
+                        "to_csv?): write the file with index=False, or name the column")
+    if unnamed:
+        raise DataError(f"{path}: column(s) {', '.join(map(str, unnamed))} of the header have "
+                        "no name")
+
+
+_INT = re.compile(r"-?(0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 
 
 def labels(values):
-    """Class labels of their written type: ints if all are integers, else floats, else strings."""
+    """Class labels of their written type, so that ``str(label)`` gives the text back:
+    ints if every text is a plain decimal integer as Python writes it (``7``, ``-2``:
+    not ``007``, ``+7``, ``1_000`` or non-ASCII digits), else floats if every text is
+    a plain decimal fraction as Python writes it (``1.5``, ``2.0``: not ``1.50``,
+    ``1e3`` or ``nan``), else the texts (so ``007`` and ``7``, or ``1`` and ``1.0``,
+    are different classes)."""
     values = [str(v).strip() for v in values]
-    for kind in (int, float):
-        try:
-            out = np.array([kind(v) for v in values])
-        except ValueError:
-            continue
-        if kind is int or np.all(np.isfinite(out)):
-            return out
+    if all(_INT.fullmatch(v) and str(int(v)) == v and abs(int(v)) < 2**63 for v in values):
+        return np.array([int(v) for v in values], dtype=np.int64)
+    if all(_FLOAT.fullmatch(v) and repr(float(v)) == v for v in values):
+        return np.array([float(v) for v in values])
     return np.array(values)
 
 
-def _numbers(frame, column, path, hint=False):
-    """Float column; DataError naming the line of the first text that is not a finite number
-    (with ``hint``, a feature column, saying that categories go in --categorical)."""
+def _numbers(frame, column, path, lines, hint=False):
+    """Float column; DataError naming the line (``lines``: each row's line in the file) of
+    the first text that is not a finite number (with ``hint``, a feature column, saying
+    that categories go in --categorical)."""
     text = frame[column].str.strip()
     try:
         values = text.astype(float).to_numpy()
@@ -109,7 +177,7 @@ def _numbers(frame, column, path, hint=False):
             "is not a number"
         if hint and what == "is not a number":
             what += " (a column of categories? name it in --categorical)"
-        raise DataError(f"{path}: line {i + 2}, column {column!r}: {text.iloc[i]!r} {what}")
+        raise DataError(f"{path}: line {lines[i]}, column {column!r}: {text.iloc[i]!r} {what}")
     return values
 
 
@@ -133,7 +201,7 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
     Missing values (:data:`NA_MARKERS`) are an error naming the line, or with
     ``drop_na`` their rows are dropped and counted in ``n_dropped``.
     """
-    frame = _read_csv(path, sep)
+    frame, lines = _read_csv(path, sep)
     header = list(frame.columns)
     if target is not None and target not in header:
         if not target_optional:
@@ -142,6 +210,10 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
         target = None
     if weight is not None and weight not in header:
         raise DataError(f"{path}: no sample-weight column {weight!r}")
+    if weight is not None and weight == target:
+        raise DataError(f"{path}: the sample-weight column {weight!r} is the target column")
+    if weight is not None and features is not None and weight in features:
+        raise DataError(f"{path}: the sample-weight column {weight!r} is also a feature")
     if features is None:
         features = [h for h in header if h not in (target, weight)]
     missing = [f for f in features if f not in header]
@@ -156,15 +228,15 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
         if not drop_na:
             i, j = np.argwhere(na)[0]
             raise DataError(
-                f"{path}: line {i + 2}, column {used[j]!r}: missing value "
+                f"{path}: line {lines[i]}, column {used[j]!r}: missing value "
                 f"{frame[used[j]].iloc[i].strip()!r} ({int(na.any(axis=1).sum())} row(s) have "
                 "one; --drop-na drops them)")
         keep = ~na.any(axis=1)
         n_dropped = int((~keep).sum())
-        frame = frame[keep].reset_index(drop=True)
+        frame, lines = frame[keep].reset_index(drop=True), lines[keep]
         if len(frame) == 0:
             raise DataError(f"{path}: every row has a missing value")
-    columns = [labels(frame[f]) if f in categorical else _numbers(frame, f, path, hint=True)
+    columns = [labels(frame[f]) if f in categorical else _numbers(frame, f, path, lines, hint=True)
                for f in features]
     if any(f in categorical for f in features):
         X = np.empty((len(frame), len(features)), dtype=object)
@@ -175,7 +247,7 @@ def read_table(path, target=None, features=None, target_optional=False, *, sep="
     y = None if target is None else labels(frame[target])
     w = None
     if weight is not None:
-        w = _numbers(frame, weight, path)
+        w = _numbers(frame, weight, path, lines)
         if np.any(w < 0):
             raise DataError(f"{path}: sample-weight column {weight!r} has negative values")
     return Table(X, y, list(features), w, n_dropped)
@@ -190,11 +262,10 @@ def load_model(path):
     """The :class:`~gto.model.tree.Tree` in a model file (``Tree.load``), DataError if it is not one."""
     from ..model.tree import Tree
 
-    if not os.path.exists(path):
-        raise DataError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise DataError(f"{path} is a folder, not a model file")
-    try:
-        return Tree.load(path)
-    except ValueError as exc:
-        raise DataError(str(exc)) from None
+    with _reading(path, "a model file"):
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
+        try:
+            return Tree.load(path)
+        except ValueError as exc:
+            raise DataError(str(exc)) from None

@@ -15,6 +15,15 @@ tree, it exits with 130 and writes nothing).  Progress bars go to stderr when it
 terminal; ``--quiet`` silences them and every other note on stderr.  The
 model file is described in docs/model_format.md.  pandas, scikit-learn and
 the experiments are imported only by the commands that need them.
+
+Files (docs/reliability.md): ``-o`` is checked before any work and never
+replaces an input of the command (the same file by any path, hard link or
+symlink) nor a write-protected file; outputs are written atomically.  A CSV
+file is read once (so pipes, ``/dev/stdin`` and ``<(...)`` work), gzip, bzip2
+or xz by their content; class labels keep their written text (``007`` and
+``7`` are two classes).  In predicted CSV files a text cell starting with
+``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading ``'``, as
+OWASP recommends against CSV formula injection (numbers are left as they are).
 """
 from __future__ import annotations
 
@@ -32,6 +41,7 @@ from .._version import __version__
 from ..engine._problem import WALK_OBJECTIVES as OBJECTIVES
 from ..learners._estimator import INITS  # (``import gto`` has loaded them already)
 from ..learners._optimize import METHODS
+from ..utils._validation import check_sample_weight
 from ._files import DataError, check_writable, load_model, read_table, write_text_atomic
 
 EXPERIMENTS = ("table1", "figure4", "plots")
@@ -45,8 +55,46 @@ class UsageError(Exception):
 
 
 def note(args, text):
-    if not args.quiet:
+    if not args.quiet and sys.stderr is not None:
         print(text, file=sys.stderr)
+
+
+def _same_file(a, b):
+    """True if paths ``a`` and ``b`` name one existing file (through symlinks,
+    hard links or different spellings)."""
+    try:
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def check_output(args, *inputs):
+    """UsageError unless ``-o`` can be written and is none of the ``inputs`` (an input
+    must never be replaced by the output); call before any work."""
+    if not args.output:
+        return
+    for option, path in inputs:
+        if path is not None and _same_file(path, args.output):
+            raise UsageError(f"-o {args.output} is the {option} file {path}: it would be "
+                             "replaced; write the output elsewhere")
+    try:
+        check_writable(args.output)
+    except OSError as exc:
+        raise UsageError(f"-o {args.output}: cannot write there ({exc.strerror or exc})") from None
+
+
+#: first characters that make a spreadsheet read a CSV cell as a formula (OWASP)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value):
+    """A text cell that a spreadsheet would run as a formula (``=HYPERLINK(...)``,
+    ``+1+2``, ``@SUM``) prefixed with ``'``, as OWASP recommends against CSV
+    injection; numbers and other text are written as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 # -- fit -----------------------------------------------------------------------
@@ -185,7 +233,8 @@ def cmd_fit(args):
     features = None if args.features is None else [f.strip() for f in args.features.split(",")]
     if features is not None and args.target in features:
         raise UsageError(f"--features includes the target column {args.target!r}")
-    _check_output(args)  # before the fit, so that a bad -o loses nothing
+    # before the fit, so that a bad -o loses nothing
+    check_output(args, ("data", args.data), ("--init", None if args.init in INITS else args.init))
     start = None if args.init in INITS else load_model(args.init)
     if features is None and start is not None:
         features = start.feature_names  # the columns the starting model was fitted on
@@ -214,18 +263,20 @@ def cmd_fit(args):
     model = clf.tree_
     model.feature_names, model.target = table.feature_names, args.target
     _save_or_rescue(model, args.output)
-    n = len(y) if table.sample_weight is None else float(table.sample_weight.sum())
-    n_errors = model.n_errors(X, y, table.sample_weight)
+    w = None if table.sample_weight is None else check_sample_weight(table.sample_weight, len(y))
+    n = len(y) if w is None else float(w.sum())  # in the fit's units (huge weights rescaled)
+    n_errors = model.n_errors(X, y, w)
     runs = res.get("restarts")  # of the final search (an SVM tree has none)
     summary = (f"{n_errors:g} of {n:g} training points misclassified "
                f"({100 * n_errors / n:.1f} %), {_chosen(clf)}"
                + ("" if runs is None else f", {len(runs)} of {args.restarts} restart(s)")
                + f", {time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
-        print(f"gto: interrupted; wrote the best tree so far to {args.output} ({summary})",
-              file=sys.stderr)
+        _error(f"interrupted; wrote the best tree so far to {args.output} ({summary})",
+               prefix="gto: ")
         return 130
-    note(args, f"fit: {summary}; wrote {args.output}")
+    early = "time limit reached, the best tree so far: " if res.status == Status.TIME_LIMIT else ""
+    note(args, f"fit: {early}{summary}; wrote {args.output}")
     return 0
 
 
@@ -258,16 +309,6 @@ def _note_unseen(args, tree, table):
                        f"; {rows} row(s)); subset tests send them right")
 
 
-def _check_output(args):
-    """-o into a folder that does not exist: one line, before any work."""
-    if args.output:
-        try:
-            check_writable(args.output)
-        except OSError as exc:
-            raise UsageError(f"-o {args.output}: cannot write there "
-                             f"({exc.strerror or exc})") from None
-
-
 def _model_and_table(args):
     tree = load_model(args.model)
     target = tree.target or args.target
@@ -282,17 +323,17 @@ def _model_and_table(args):
 def cmd_predict(args):
     import numpy as np
 
-    _check_output(args)
+    check_output(args, ("model", args.model), ("data", args.data))
     tree, table = _model_and_table(args)
     _note_unseen(args, tree, table)
     pred = tree.predict(table.X)
-    header, columns = ["prediction"], [pred.tolist()]
+    header, columns = ["prediction"], [[csv_safe(v) for v in pred.tolist()]]
     if args.proba:
         if tree.leaf_counts is None:
             raise UsageError(f"{args.model} has no leaf class counts (a bare tree): "
                              "--proba needs a model written by gto fit")
         P = tree.predict_proba(table.X)
-        header += [f"proba_{c}" for c in tree.classes.tolist()]
+        header += [csv_safe(f"proba_{c}") for c in tree.classes.tolist()]
         columns += [[float(f"{v:.6g}") for v in P[:, j]] for j in range(P.shape[1])]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -302,7 +343,7 @@ def cmd_predict(args):
     if args.output:
         write_text_atomic(args.output, text)
     else:
-        sys.stdout.write(text)
+        _stdout().write(text)
     if table.y is not None:
         y = table.y
         if y.dtype.kind != pred.dtype.kind and {y.dtype.kind, pred.dtype.kind} <= set("iuf"):
@@ -314,16 +355,23 @@ def cmd_predict(args):
 
 def cmd_show(args):
     tree = load_model(args.model)
-    print(f"gto tree: {tree.n_decisions} decisions, {tree.n_leaves} leaves, "
-          f"{tree.n_features} features; structure {tree.structure!r}"
-          + (f"; target {tree.target!r}" if tree.target else ""))
-    print(tree.to_text())
+    _stdout().write(f"gto tree: {tree.n_decisions} decisions, {tree.n_leaves} leaves, "
+                    f"{tree.n_features} features; structure {tree.structure!r}"
+                    + (f"; target {tree.target!r}" if tree.target else "") + "\n"
+                    + tree.to_text() + "\n")
+
+
+def _stdout():
+    """Standard output, UsageError when it is closed (``gto show m.json >&-``)."""
+    if sys.stdout is None:
+        raise UsageError("standard output is closed: nowhere to write (use -o where there is one)")
+    return sys.stdout
 
 
 def cmd_export(args):
     import json
 
-    _check_output(args)
+    check_output(args, ("model", args.model))
     tree = load_model(args.model)
     if args.format == "dot":
         from ..model._dot import to_dot
@@ -336,17 +384,37 @@ def cmd_export(args):
     if args.output:
         write_text_atomic(args.output, text + "\n")
     else:
-        sys.stdout.write(text + "\n")
+        _stdout().write(text + "\n")
+
+
+def experiment_module(name):
+    """The experiment script ``name``: ``gto._experiments.name`` in an installed copy, else
+    (a checkout) ``experiments.name`` from the repository's own folder beside gto, never
+    another folder called experiments (UsageError then)."""
+    from ..utils._siblings import check_sibling, sibling
+
+    try:
+        return importlib.import_module(f"gto._experiments.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("gto._experiments", f"gto._experiments.{name}"):
+            raise
+    if sibling("experiments") is None:
+        raise UsageError("the experiment scripts are not installed with this copy of gto")
+    try:
+        check_sibling("experiments")
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
+    return importlib.import_module(f"experiments.{name}")
 
 
 def cmd_experiment(args):
     if args.name is None:
         for name in EXPERIMENTS:
-            doc = (importlib.import_module(f"experiments.{name}").__doc__ or "").strip()
+            doc = (experiment_module(name).__doc__ or "").strip()
             print(f"{name:10s} {doc.splitlines()[0] if doc else ''}")
         print("options of one: gto experiment NAME --help")
         return
-    module = importlib.import_module(f"experiments.{args.name}")
+    module = experiment_module(args.name)
     rest = list(args.args)
     if args.quiet and not {"-q", "--quiet"} & set(rest):
         rest.append("--quiet")
@@ -375,10 +443,14 @@ def _int_at_least(text, low):
 
 
 def jobs(text):
-    """argparse type: workers, a count >= 1 or -1 for all cores."""
+    """argparse type: workers, a count from 1 to the cores of this machine, or -1 for all."""
+    from joblib import cpu_count
+
     value = _int_at_least(text, -1)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{value} workers: use 1, a count, or -1 for all cores")
+    cores = cpu_count()
+    if value == 0 or value > cores:
+        raise argparse.ArgumentTypeError(f"{value} workers: use 1 to {cores} (the cores of this "
+                                         "machine) or -1 for all cores")
     return value
 
 
@@ -564,10 +636,11 @@ def main(argv=None):
     _check_fit_args(parser, args)
     try:
         code = args.run(args) or 0
-        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
         return code
     except (UsageError, DataError) as exc:
-        print(f"gto: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except BrokenPipeError:  # `gto show m.json | head`: the reader left, exit quietly
         try:
@@ -577,8 +650,26 @@ def main(argv=None):
             pass
         return 141  # as a tool stopped by SIGPIPE
     except OSError as exc:
-        print(f"gto: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except KeyboardInterrupt:
-        print("gto: interrupted", file=sys.stderr)
+        _error("interrupted", prefix="gto: ")
         return 130
+    finally:
+        _stop_workers()
+
+
+def _error(message, prefix="gto: error: "):
+    """One line on stderr (if there is one), control characters escaped."""
+    from ..model.inspection import printable
+
+    if sys.stderr is not None:
+        print(prefix + printable(message), file=sys.stderr)
+
+
+def _stop_workers():
+    """Shut joblib's reusable worker processes down (``--jobs``), so none outlive the command."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)

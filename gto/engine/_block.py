@@ -114,6 +114,18 @@ class Block:
         self.refactorise()
         self.ybasic[:] = ybasic
 
+    _STATE = ("Binv", "G", "H", "theta", "r", "rabs", "tight", "ybasic", "in_block", "position")
+
+    def _state(self):
+        """Copies of everything a pivot changes (for :meth:`_restore`)."""
+        return {name: getattr(self, name).copy() for name in self._STATE}
+
+    def _restore(self, state):
+        """Back to a :meth:`_state`, in place (``H`` may be a view into a caller's array)."""
+        for name in self._STATE:
+            getattr(self, name)[...] = state[name]
+        self.updates -= 1
+
     def track(self, points, out=None):
         """Also keep ``H = (points @ M^-1)^T`` (the points' rates along each edge)
         up to date, in ``out`` (m, len(points)) if given."""
@@ -200,7 +212,14 @@ class Block:
         """Swap block position q for triple ``leave`` (Sherman-Morrison row update).
 
         Raises :class:`DegeneratePivotError`, changing nothing, when the pivot
-        element is numerically zero (relative to ``PIVOT_TOL``)."""
+        element is numerically zero (relative to ``PIVOT_TOL``), or when the
+        refactorisation due after it finds the new block (nearly) singular
+        (beyond ``MAX_COND``): then the block is first restored exactly to the
+        vertex before the pivot, so a caller treats both alike, as a refused
+        pivot."""
+        next_update = self.updates + 1
+        due = next_update % CHECK_EVERY == 0 or next_update % REFACTOR_EVERY == 0
+        before = self._state() if due else None  # a refactorisation may follow
         if not block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight,
                             self.in_block, self.position, self.ybasic, q, leave, sigma, self.theta,
                             self.r, self.rabs, self.coord, self.n_coord, ZERO_TOL, PIVOT_TOL):
@@ -210,4 +229,10 @@ class Block:
         if self.updates % REFACTOR_EVERY == 0 or (
             self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
         ):
-            self.refactorise()
+            try:
+                self.refactorise()
+            except SingularBlockError:
+                self._restore(before)
+                raise DegeneratePivotError(
+                    f"row {leave} cannot replace block position {q}: the new block is "
+                    "(nearly) singular") from None

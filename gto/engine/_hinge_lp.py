@@ -16,7 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._block import PIVOT_RTOL, PIVOT_TOL, ZERO_TOL, DegeneratePivotError, well_conditioned
+from ..utils._interrupt import check_limits
+from ._block import (
+    PIVOT_RTOL,
+    PIVOT_TOL,
+    ZERO_TOL,
+    DegeneratePivotError,
+    SingularBlockError,
+    well_conditioned,
+)
 from ._kernels import pivot_threshold
 from ._lp_kernels import edge_slopes as _edge_slopes
 from ._lp_kernels import hinge_value, leaving_row
@@ -136,7 +144,9 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     ``SLOPE_TOL`` plus its rounding bound (:func:`edge_slopes`); an edge with
     no pivot row (or whose pivot the block refuses as singular), or whose
     pivot raises the objective, is undone and skipped at this vertex (after
-    one refactorisation), so the objective never rises.
+    one refactorisation), so the objective never rises.  Raises
+    :class:`gto.utils._interrupt.OutOfTime` (checked every pivot) when an enclosing
+    :func:`gto.utils._interrupt.limits` runs out.
     Returns ``(objective, pivots)``.
     """
     cost = _padded(block, cost)
@@ -149,6 +159,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     charge = cost + ucost
     degenerate, flat, refactorised = False, np.zeros(2 * m, dtype=bool), False
     for pivots in range(max_pivots):
+        check_limits()
         reduced, slope, noise = edge_slopes(block, cost, ucost, zero_tol, rownorm)
         tols = tol + noise
         negative = np.flatnonzero((reduced < -tols) & ~flat)
@@ -160,18 +171,21 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
         before = hinge_value(cost, ucost, block.r)
         leave, small = _pivot_row(block, q, sigma, slope[j], tols[j], charge, zero_tol, descent,
                                   rownorm)
-        basis = block.tight.copy(), block.ybasic.copy()
+        basis, after = (block.tight.copy(), block.ybasic.copy()), None
         if leave >= 0:
             try:
                 block.pivot(q, sigma, leave)
-            except DegeneratePivotError:  # refused, the block unchanged: as no pivot row
-                leave = -1
-            else:
                 if small:  # a small pivot: a fresh inverse
                     block.refactorise()
+            except DegeneratePivotError:  # refused, the block unchanged: as no pivot row
+                leave = -1
+            except SingularBlockError:  # the fresh inverse failed: undo below, skip the edge
+                after = np.inf
+            else:
                 if descent:
                     block.ybasic = block.r >= 0
-        after = hinge_value(cost, ucost, block.r)
+        if after is None:
+            after = hinge_value(cost, ucost, block.r)
         if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
             if leave >= 0:
                 block.set_basis(*basis)  # undo (a fresh inverse)

@@ -17,6 +17,10 @@ from numba import njit
 DONE, NEEDS_DIRECTION, LINEALITY = 0, 1, 2
 #: status of the incremental path when it cannot go on: redo exactly
 LINEALITY_FAILED = 3
+#: :func:`purify_steps` status: ``max_steps`` steps made, the null basis left in
+#: ``out[:, :columns]``; call again with ``basis=columns`` to go on where it stopped
+#: (the caller checks its time limit and stop request in between)
+PAUSED = 4
 
 
 @njit(cache=True, inline="always")
@@ -94,7 +98,7 @@ def drop_direction(Q, nq, a, dep_rtol):
 
 @njit(cache=True)
 def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
-                 pivot_tol, max_cond, dep_rtol=0.0):
+                 pivot_tol, max_cond, dep_rtol=0.0, max_steps=1 << 30, basis=-1):
     """The moves of :func:`gto.engine._crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
 
     Each step projects ``-theta`` (or ``direction``, if given, for the first
@@ -108,17 +112,30 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     block's condition, :func:`well_conditioned`).  Returns
     ``(status, k, columns)``: :data:`DONE`; :data:`NEEDS_DIRECTION` (the null
     basis is in ``out[:, :columns]``); :data:`LINEALITY` (no slack moves along
-    ``out[:, 0]``).  ``dependent`` covers the first ``len(dependent)`` rows.
+    ``out[:, 0]``); :data:`LINEALITY_FAILED` (the incremental path met a
+    dependent pseudo-row: redo with ``dep_rtol = 0``); :data:`PAUSED` after
+    ``max_steps`` steps, with the null basis in ``out[:, :columns]``: passing
+    ``basis=columns`` resumes from it, so pausing does not change the result.
+    ``dependent`` covers the first ``len(dependent)`` rows.
     """
     T, m = rows.shape
     Q = np.empty((m, m))
-    nq = null_basis(rows[tight[:k]], Q)
+    if basis >= 0:  # resume after PAUSED: the null basis of tight[:k] is in out
+        nq = basis
+        Q[:, :nq] = out[:, :nq]
+    else:
+        nq = null_basis(rows[tight[:k]], Q)
     r = np.empty(T)
     rate = np.empty(T)
     cand = np.empty(m)
     best_theta = np.empty(m)
     given = direction.shape[0] == m
+    steps = 0
     while k < m:
+        if steps == max_steps:
+            out[:, :nq] = Q[:, :nq]
+            return PAUSED, k, nq
+        steps += 1
         if given:
             v = direction.copy()
             given = False

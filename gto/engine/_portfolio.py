@@ -46,6 +46,7 @@ import numpy as np
 import tabu
 from tabu.epts import MODES as EPTS_MODES
 
+from ..utils._interrupt import OutOfTime, stop_requested
 from ..utils.status import Status
 from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
@@ -328,11 +329,21 @@ def run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, sche
         if plan.refine and (schedule["refine"] is True or not state.rounds):
             Theta, _ = refine_theta(problem, Theta, rng, rounds=schedule["refine_rounds"],
                                     last=state.kicked)
-        res, stop = _round(problem, Theta, objective, max_iter, deadline, rng, callback,
-                           schedule, search_options, plan, state)
+        try:
+            res, stop = _round(problem, Theta, objective, max_iter, deadline, rng, callback,
+                               schedule, search_options, plan, state)
+        except OutOfTime:  # no time for the crossover to this round's vertex
+            if state.best is None:
+                return unwalked_run(problem, Theta, objective, state.used)
+            res = _Stopped(0)
+            break
         if _restart_ends(plan, state, res, stop, max_iter):
             break
-        Theta = _next_start(problem, state, schedule, rng)
+        try:
+            Theta = _next_start(problem, state, schedule, rng)
+        except OutOfTime:  # the next start ran out of time: the best so far stands
+            res = _Stopped(int(res.nit))
+            break
     return RestartRecord(Theta_count=state.best.Theta, Theta_fun=state.by_fun[1],
                          fun=state.by_fun[0], n_errors=state.best.n_errors, nit=state.used,
                          status=Status(res.status), message=res.message,
@@ -347,7 +358,9 @@ def _past(deadline):
 def _round(problem, Theta, objective, max_iter, deadline, rng, callback, schedule,
            search_options, plan, state):
     """One round: EPTS on the objective from ``Theta``, then the polish walk on the
-    lexicographic objective from its fewest-errors vertex; ``(result, stop)``."""
+    lexicographic objective from its fewest-errors vertex; ``(result, stop)``.
+    Raises :class:`OutOfTime` if the time ran out before the round's first vertex;
+    a polish walk without the time for its crossover ends the round (and restart)."""
     walker = _walker(problem, Theta, objective, rng, plan.long_steps)
     budget = max_iter - state.used if plan.single else min(plan.round_iter, max_iter - state.used)
     res, history, count, found_at = _tabu_round(walker, budget, deadline, rng, callback,
@@ -360,7 +373,11 @@ def _round(problem, Theta, objective, max_iter, deadline, rng, callback, schedul
     stop = res.status not in ROUND_ENDS or _past(deadline)
     found = Incumbent(*count, found_at)
     if plan.polish and not stop and state.used < max_iter:
-        lex = _walker(problem, found.Theta, "lexicographic", rng, 0)
+        try:
+            lex = _walker(problem, found.Theta, "lexicographic", rng, 0)
+        except OutOfTime:  # no time for the polish walk's crossover: this round's vertex stands
+            lex, res, stop = None, _Stopped(int(res.nit)), True
+    if plan.polish and not stop and state.used < max_iter:
         res2, history, count2, found2 = _tabu_round(lex, min(plan.polish, max_iter - state.used),
                                                     deadline, rng, callback, search_options,
                                                     _rows(state.histories), polish=True,
@@ -395,6 +412,29 @@ def _next_start(problem, state, schedule, rng):
     return Theta
 
 
+class _Stopped:
+    """The end of a search stopped outside EPTS (in a crossover or a start) by the time
+    limit or a stop request (:func:`gto.utils._interrupt.limits`)."""
+
+    def __init__(self, nit):
+        self.nit = nit
+        self.status = Status.INTERRUPTED if stop_requested() else Status.TIME_LIMIT
+        self.message = self.status.message
+
+
+def unwalked_run(problem, Theta, objective, nit=0):
+    """The run of a restart whose time ran out before its start reached a vertex: the
+    start itself (scaled ``Theta``, not a vertex), scored as it is."""
+    Theta = np.array(Theta, dtype=float)
+    count = problem.n_errors(problem.data.X1 @ Theta.T)
+    value = problem.value(objective, Theta) + problem.penalty(Theta)
+    stopped = _Stopped(nit)
+    return RestartRecord(Theta_count=Theta, Theta_fun=Theta, fun=value, n_errors=count, nit=nit,
+                         status=stopped.status, message=stopped.message,
+                         history=_history([value], [count], ["start"]), found_at=time.time(),
+                         rounds=0)
+
+
 def run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, options):
     """Frank-Wolfe (§5.1) from the vertex of ``Theta0``, then the crossover of its iterates."""
     walker = walker_from_theta(problem, Theta0, problem.objective("product"), rng)
@@ -427,7 +467,10 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     """
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
-    Theta0 = start_theta(problem, kind, tree, rng, incumbent)
+    try:
+        Theta0 = start_theta(problem, kind, tree, rng, incumbent)
+    except OutOfTime:  # the start's construction ran out of time: the tree given instead
+        Theta0 = problem.theta_of(tree)
     t_start = time.perf_counter() - t0
     schedule, search_options = split_options(method, options)
     if method == "tabu":
@@ -435,7 +478,11 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
         run = run_tabu(problem, Theta0, objective, max_iter, deadline, rng, callback, schedule,
                        search_options, starts)
     else:
-        run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback, search_options)
+        try:
+            run = run_frank_wolfe(problem, Theta0, max_iter, deadline, rng, callback,
+                                  search_options)
+        except OutOfTime:  # no time for the crossover to the start's vertex
+            run = unwalked_run(problem, Theta0, objective)
     run.start, run.time = kind, {"start": t_start, "total": time.perf_counter() - t0}
     run.time_to_best = run.found_at - origin
     return run

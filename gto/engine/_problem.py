@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.tree import Tree
+from ..utils._memory import check_fits
 from ..utils._validation import check_fit_data
 from ._formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
 from ._kernels import BOUNDARY_TOL, misclassified
@@ -138,6 +139,27 @@ class TripleRows:
         self.triple_weight = [data.weight[pts] for pts in self.row_points]
 
 
+def search_bytes(tree, y, m, coordinate_rows=False):
+    """Bytes of the search's largest arrays for ``tree`` on points of classes ``y``
+    with ``m = n + 1`` scaled columns: the rows of every block, their rates G and
+    a transposed copy (3 R m; R rows: each point's triples, one per decision and
+    side with a leaf of its class, plus n coordinate rows per decision with sparse
+    vertices), the blocks' inverses (D m^2) and the crossover's work arrays
+    (3 m^2), the walker's rates and leaf terms per decision and point
+    (D N (m + 2 L + 6); L: leaves of a point's class)."""
+    D, N = tree.n_decisions, len(y)
+    classes, counts = np.unique(y, return_counts=True)
+    leaves = tree.leaf_classes
+    R, L = 0, 1
+    for c, n_c in zip(classes.tolist(), counts.tolist()):
+        mine = leaves == c
+        sides = tree.sides[mine]
+        R += n_c * int((sides < 0).any(axis=0).sum() + (sides > 0).any(axis=0).sum())
+        L = max(L, int(mine.sum()))
+    R += D * (m - 1) * bool(coordinate_rows)
+    return 8 * (3 * R * m + (D + 3) * m * m + D * N * (m + 2 * L + 6))
+
+
 class TreeProblem:
     """Validated, merged and scaled data for one tree structure.
 
@@ -150,6 +172,10 @@ class TreeProblem:
     def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
                  max_features=None):
         self.data = PreparedData(tree, X, y, sample_weight, coordinate_rows)
+        check_fits(search_bytes(tree, self.data.y, self.data.m, coordinate_rows),
+                   f"the search of a tree with {tree.n_decisions} decisions on "
+                   f"{self.data.N} points and {self.data.n} features",
+                   "use a smaller tree (depth), fewer features or fewer points")
         self.layout = Layout(tree, self.data.y)
         self.blocks = TripleRows(tree, self.data, coordinate_rows, alpha, max_features)
         self.p = p

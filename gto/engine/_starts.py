@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from ..utils._interrupt import OutOfTime, check_limits, limits_passed
 from ._block import SingularBlockError
 from ._crossover import purify
 from ._hinge_lp import solve_hinge_lp
@@ -47,6 +48,9 @@ def _robust_lp(problem, points, go_left, rng):
     """Robust LP (Bennett & Mangasarian) separating ``points`` by ``go_left``.
 
     Weights 1/(total weight of each side).  Returns ``(objective, theta)``.
+    When the LP cannot pin a vertex, or the time limit or a stop request of an
+    enclosing :func:`gto.utils._interrupt.limits` passes, the split halfway
+    between the two sides' means (the LP's start) is returned instead.
     """
     X1 = problem.data.X1[points]
     w = problem.data.weight[points]
@@ -56,12 +60,14 @@ def _robust_lp(problem, points, go_left, rng):
     mean_l, mean_r = X1[go_left, :-1].mean(axis=0), X1[~go_left, :-1].mean(axis=0)
     normal = mean_r - mean_l
     theta = np.append(normal, normal @ (mean_l + mean_r) / 2)
-    try:
-        block = purify(rows, theta, cost, rng)
-        value, _ = solve_hinge_lp(block, cost)
-        return value, block.theta
-    except SingularBlockError:  # too few points to pin a vertex: keep the mean split
-        return float(cost @ np.maximum(0.0, 1.0 - rows @ theta)), theta
+    if not limits_passed():
+        try:
+            block = purify(rows, theta, cost, rng)
+            value, _ = solve_hinge_lp(block, cost)
+            return value, block.theta
+        except (SingularBlockError, OutOfTime):  # too few points to pin a vertex, or no time
+            pass
+    return float(cost @ np.maximum(0.0, 1.0 - rows @ theta)), theta
 
 
 def _top_down(problem, rng, split):
@@ -107,7 +113,8 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     (:func:`_robust_lp`) separating those replaces decision d when it lowers
     the weighted misclassified count.  The decisions in ``last`` (a kick's) are
     refitted after the others, which first adapt to them.  Returns ``(Theta,
-    count)``; never worse.
+    count)``; never worse.  Stops refitting when an enclosing
+    :func:`gto.utils._interrupt.limits` runs out.
     """
     rng = np.random.default_rng(rng)
     Theta = np.array(Theta, dtype=float)
@@ -120,7 +127,7 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     for _ in range(rounds):
         improved = False
         for d in order:
-            if not stale[d]:
+            if not stale[d] or limits_passed(every=1):
                 continue
             stale[d] = False
             forced = []
@@ -287,6 +294,8 @@ def axis_aligned_tree(problem):
     children take their best split (:func:`_stumps`, prefix sums) on the points
     the root sends them.  ``O(n^2 N^2)`` time.  Raises ValueError for other
     structures.  A start for ``max_features=1`` (see :func:`gto.optimize`).
+    Raises :class:`gto.utils._interrupt.OutOfTime` when an enclosing
+    :func:`gto.utils._interrupt.limits` runs out (checked per root feature).
     """
     template = problem.layout.template
     depth = int(np.count_nonzero(template.sides, axis=1).max())
@@ -308,6 +317,7 @@ def axis_aligned_tree(problem):
         (_, left), (_, right) = template.children[0]
         best = (np.inf,)
         for f in range(n):
+            check_limits(every=1)
             order = np.argsort(X[:, f], kind="stable")
             v = X[order, f]
             ok = np.concatenate([[True], v[1:] > v[:-1], [True]])

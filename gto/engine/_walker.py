@@ -33,6 +33,7 @@ import numpy as np
 
 from tabu.walker import Walker
 
+from ._block import DegeneratePivotError
 from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update, within_budget
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
@@ -160,7 +161,11 @@ class TreeWalker(Walker):
             leave -= P.blocks.R if leave >= P.blocks.R else 0
             if not (0 <= leave < b.n_real) or not b.is_leaving(q, sigma, leave):
                 raise ValueError(f"({entering}, {leaving}) is not an edge at the current vertex")
-        b.pivot(q, sigma, leave)
+        try:
+            b.pivot(q, sigma, leave)
+        except DegeneratePivotError:  # refused, the block as before: not offered again here
+            self._refuse(d, q, sigma)
+            raise
         self._fresh[d] = False
         self._stale[:] = True
         self._located = (None, None)
@@ -184,6 +189,14 @@ class TreeWalker(Walker):
             self.best_count_time = time.time()
 
     # -- internals ---------------------------------------------------------------
+    def _refuse(self, d, q, sigma):
+        """Drop decision d's edge freeing block position q (direction ``sigma``) from the
+        moves at this vertex (until decision d pivots): its pivot was refused."""
+        if not self._fresh[d]:
+            self._refresh(d)
+        self._valid[d * self._width + (q if sigma > 0 else self.problem.data.m + q)] = False
+        self._located = (None, None)
+
     def _refresh(self, d):
         """Rebuild decision d's slots of the edge table after it pivoted."""
         P = self.problem

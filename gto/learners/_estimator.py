@@ -13,7 +13,7 @@ from itertools import product
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -26,7 +26,8 @@ from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
-from ..utils._validation import non_numeric
+from ..utils._validation import check_sample_weight, non_numeric
+from ..utils._workers import capped_jobs
 from ..utils.status import Status
 from ._capacity import DEEP_SHARE, choose_depth, may_compare
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
@@ -441,16 +442,17 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     def _scores(self, tree, X, y, w, grid, folds, time_limit, budget):
         """(len(grid), len(folds)) held-out accuracies; ``budget``: ``(max_iter,
         restarts)`` of the searches (None: the estimator's)."""
+        workers = capped_jobs(self.n_jobs, len(grid) * len(folds))  # at most the fits and cores
         limit = None
         if time_limit is not None:
             searched = sum(g["alpha"] is not None for g in grid) * len(folds)
-            limit = time_limit / max(1, -(-searched // effective_n_jobs(self.n_jobs)))
+            limit = time_limit / max(1, -(-searched // workers))
         jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget)
                 for params in grid for train, test in folds]
         with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
                       force=True) as bar:  # verbose: a bar over the CV fits, as they end
             scores = [bar.update() or s
-                      for s in Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs)]
+                      for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
         return np.array(scores).reshape(len(grid), len(folds))
 
     def fit(self, X, y, sample_weight=None):
@@ -476,7 +478,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"y has one class only ({self.classes_[0].item()!r}); a classifier needs at least two"
             )
-        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        # checked here (huge weights rescaled by a power of two) for the SVM trees and CV scores
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
         tree = self._initial_tree(self.n_features_in_)
         grid = self._grid(self.n_features_in_)
         if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
@@ -504,7 +507,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             self.tree_.feature_names = self.tree_feature_names_  # e.g. "colour=red"
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
-        self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), sample_weight)
+        self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
         left = None if self.time_limit is None else max(
             self.time_limit - (time.perf_counter() - t0), 1e-3)

@@ -29,9 +29,10 @@ from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._starts import axis_work, is_complete
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
-from ..utils._interrupt import StopRequest, stop_on_sigint
+from ..utils._interrupt import StopRequest, limits, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
 from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_fit_data, non_numeric
+from ..utils._workers import capped_jobs, check_n_jobs
 from ..utils.status import Status
 from ._leaves import LEAVES, check_leaves, optimize_free
 from ._one_group import one_group_tree
@@ -90,14 +91,17 @@ def run_restart(problem, kind, tree, objective, method, max_iter, deadline, seed
     :class:`~gto.engine._portfolio.RestartRecord`, None if stopped before it began.
 
     ``stop`` (:class:`~gto.utils._interrupt.StopRequest`) is polled between iterations,
-    and Ctrl-C in this process sets it.
+    and Ctrl-C in this process sets it; the phases without iterations (the starts'
+    LPs, the crossover, the refits) see it and ``deadline`` through
+    :func:`gto.utils._interrupt.limits`.
     """
     if stop is None:
-        return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
-                        callback, options, origin, incumbent, others)
+        with limits(deadline):
+            return _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
+                            callback, options, origin, incumbent, others)
     if stop.is_set():
         return None
-    with stop_on_sigint(stop):
+    with stop_on_sigint(stop), limits(deadline, stop):
         run = _run_one(problem, kind, tree, objective, method, max_iter, deadline, seed,
                        _polling(callback, stop), options, origin, incumbent, others)
     if run.status == Status.INTERRUPTED:  # a KeyboardInterrupt inside the search: stop all
@@ -184,7 +188,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         given tree, then kicks of the best tree so far alternating with
         random trees.  With ``options={"paper": True}``: the ``init`` start,
         the greedy tree if the first is the given tree, then random trees.
-    n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``).
+    n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``);
+        at most one per restart of a round and, on this machine, per core
+        (:func:`gto.utils._workers.capped_jobs`).
     random_state : int, Generator or None; runs are reproducible from it.
     callback : ``callback(iteration, walker, value)``, True to stop; only with
         ``n_jobs=1``.
@@ -325,6 +331,7 @@ def _validate(tree, call):
     """The checks of the arguments beyond their declared constraints (ValueError naming
     the argument)."""
     _check_combinations(call.objective, call.method, call.p)
+    check_n_jobs(call.n_jobs)  # joblib's 0 workers is no count
     if call.callback is not None and call.n_jobs != 1 and call.restarts > 1:
         raise ValueError("callback needs n_jobs=1 (it cannot reach worker processes)")
     _check_max_features(call.max_features, tree.n_features)
@@ -509,7 +516,8 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
                 if stop.is_set() or (deadline is not None and time.time() > deadline):
                     return runs
         else:
-            for run in Parallel(n_jobs=n_jobs, return_as="generator")(jobs):
+            workers = capped_jobs(n_jobs, len(jobs))
+            for run in Parallel(n_jobs=workers, return_as="generator")(jobs):
                 if run is not None:
                     runs.append(run)
                     _report(runs, restarts, verbose, bar, len(runs))
@@ -619,7 +627,8 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     fun = _objective_value(problem, found, objective) + penalty
     if interrupted or any(r.status == Status.INTERRUPTED for r in runs):
         status, message = Status.INTERRUPTED, "interrupted; best tree so far returned"
-    elif time_limit is not None and time.perf_counter() - t0 >= time_limit:
+    elif time_limit is not None and (time.perf_counter() - t0 >= time_limit or any(
+            r.status == Status.TIME_LIMIT for r in runs)):
         status, message = Status.TIME_LIMIT, "time limit reached; best tree so far returned"
     else:
         status, message = Status.COMPLETED, f"{len(runs)} restart(s) finished"

@@ -93,10 +93,21 @@ def format_hyperplane(w, gamma, names, precision=3, rtol=ROUND_OFF):
     return f"{' '.join(parts)} <= {_number(gamma, precision)}"
 
 
+def printable(text):
+    """``text`` with control, format and line/paragraph separator characters
+    escaped (``\\n``, ``\\x1b``, ``\\u2028``), so a name cannot start a new line
+    or forge the lines of a text rendering; other text is kept as it is."""
+    text = str(text)
+    if all(c.isprintable() for c in text):
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
 def _format_value(v):
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
-    return str(v)
+    return printable(v)
 
 
 def subset_text(tree, d, names):
@@ -302,14 +313,15 @@ def prune(tree, X=None):
 def export_text(model, feature_names=None, precision=3, X=None, sample_weight=None):
     """Nested if/else text of a tree or fitted ``GTOClassifier``.
 
-    Feature names default to ``feature_names_in_`` (or the tree's own names).
-    A decision that sends every training point the same way is flagged; the
-    training points are ``X`` if given, else those the model was fitted on
+    Feature names default to ``feature_names_in_`` (or the tree's own names);
+    control characters in them are escaped (:func:`printable`).  A decision that
+    sends every training point the same way is flagged; the training points
+    are ``X`` if given, else those the model was fitted on
     (:func:`training_counts`: a ``GTOClassifier``'s, or the leaf counts a
     model file keeps).
     """
     tree = tree_of(model)
-    names = feature_names_of(model, feature_names)
+    names = [printable(n) for n in feature_names_of(model, feature_names)]
     flags = constant_flags(model, X, sample_weight)
     hint = "tree.prune(X)" if X is not None else "tree.prune()"
     lines = []

@@ -388,6 +388,8 @@ class Tree:
             return cls._from_dict(data)
         except RecursionError:
             raise ValueError("the model is nested too deeply to be a gto tree") from None
+        except OverflowError:
+            raise ValueError("the model holds a number too large for a float") from None
 
     @classmethod
     def _from_dict(cls, data):
@@ -432,7 +434,11 @@ class Tree:
 
     def save(self, path):
         """Write the tree as JSON, atomically (temporary file, then rename)."""
-        write_text_atomic(path, json.dumps(self.to_dict(), indent=1))
+        try:
+            text = json.dumps(self.to_dict(), indent=1, allow_nan=False)
+        except ValueError:
+            raise ValueError("the tree holds inf or NaN and cannot be saved as JSON") from None
+        write_text_atomic(path, text)
 
     @classmethod
     def load(cls, path):

@@ -8,14 +8,23 @@ Frank-Wolfe loops poll it through their callbacks and stop at the next
 iteration with the best solution so far.  Worker processes see the request
 through a small marker file (the terminal's Ctrl-C reaches them too; then
 their own handler records it).
+
+The phases before and between the searches (the starts' LPs, the crossover,
+the refits) have no callback: :func:`limits` makes a deadline and a stop
+request known to them for the duration of a restart, and
+:func:`check_limits` - called between pivots and purification steps - raises
+:class:`OutOfTime` once either has passed.  Each phase catches it and falls
+back to what it has (a mean split instead of an LP, the best tree so far).
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import signal
 import tempfile
 import threading
+import time
 import uuid
 
 
@@ -71,3 +80,47 @@ def stop_on_sigint(stop):
         yield stop
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+class OutOfTime(Exception):
+    """The deadline of :func:`limits` passed or its stop was requested (internal: the
+    phase that checks ends early and a caller falls back to the best so far)."""
+
+
+_LIMITS = contextvars.ContextVar("gto_limits", default=(None, None))
+
+
+@contextlib.contextmanager
+def limits(deadline=None, stop=None):
+    """Within the block, :func:`check_limits` raises :class:`OutOfTime` after the wall
+    clock ``deadline`` (``time.time()`` seconds, None: none) or once ``stop``
+    (:class:`StopRequest`) is set.  Nested blocks keep the earlier deadline."""
+    outer_deadline, outer_stop = _LIMITS.get()
+    if outer_deadline is not None:
+        deadline = outer_deadline if deadline is None else min(deadline, outer_deadline)
+    token = _LIMITS.set((deadline, stop if stop is not None else outer_stop))
+    try:
+        yield
+    finally:
+        _LIMITS.reset(token)
+
+
+def limits_passed(every=16):
+    """True once the deadline of the enclosing :func:`limits` passed or its stop was
+    requested (the stop's marker file is looked at every ``every`` calls)."""
+    deadline, stop = _LIMITS.get()
+    return (deadline is not None and time.time() > deadline) or (
+        stop is not None and stop.is_set(every=every))
+
+
+def stop_requested():
+    """True if the stop of the enclosing :func:`limits` was requested (not only its
+    deadline passed): an :class:`OutOfTime` then reports an interruption."""
+    _, stop = _LIMITS.get()
+    return stop is not None and stop.is_set()
+
+
+def check_limits(every=16):
+    """Raise :class:`OutOfTime` if :func:`limits_passed`."""
+    if limits_passed(every):
+        raise OutOfTime("the time limit passed or a stop was requested")

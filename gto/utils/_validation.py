@@ -75,8 +75,20 @@ def check_labels(y, n_samples, name="y"):
     return y
 
 
+#: weights are rescaled (by a power of two) when the largest lies outside
+#: [2**-WEIGHT_EXPONENT, 2**WEIGHT_EXPONENT]: sums and objectives then stay finite
+WEIGHT_EXPONENT = 200
+
+
 def check_sample_weight(sample_weight, n_samples):
-    """Non-negative finite weights, ones by default."""
+    """Non-negative finite weights, ones by default.
+
+    Weights are relative: when the largest is above ``2**WEIGHT_EXPONENT`` or
+    below ``2**-WEIGHT_EXPONENT`` (1e308: their total and the objectives would
+    overflow to inf) all are multiplied by one power of two, which brings the
+    largest into [0.5, 1) and is exact (a weight below 2**-1000 of the largest
+    may lose bits); weighted counts are then in those units.
+    """
     if sample_weight is None:
         return np.ones(n_samples)
     if hasattr(sample_weight, "to_numpy"):
@@ -91,6 +103,9 @@ def check_sample_weight(sample_weight, n_samples):
         raise ValueError("sample_weight must be finite and non-negative")
     if not np.any(w > 0):
         raise ValueError("sample_weight is zero for every sample")
+    _, exponent = np.frexp(w.max())
+    if abs(int(exponent)) > WEIGHT_EXPONENT:
+        w = np.ldexp(w, -int(exponent))
     return w
 
 
