@@ -630,40 +630,6 @@ def _contenders(scores, grid):
             and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
 
 
-def _cv_results(grid, scores):
-    """``cv_results_`` (scikit-learn's layout) of ``scores`` (len(grid), K)."""
-    mean = scores.mean(axis=1)
-    results = {"params": grid,
-               "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
-                                        for g in grid], dtype=float),
-               "param_max_features": np.array([g["max_features"] for g in grid], dtype=object),
-               "param_svm_C": np.array([np.nan if g["svm_C"] is None else g["svm_C"]
-                                        for g in grid], dtype=float)}
-    for k in range(scores.shape[1]):
-        results[f"split{k}_test_score"] = scores[:, k]
-    order = np.lexsort((np.arange(len(grid)), -np.round(mean, 12)))
-    rank = np.empty(len(grid), dtype=np.int32)
-    rank[order] = np.arange(1, len(grid) + 1)
-    results.update(mean_test_score=mean, std_test_score=scores.std(axis=1),
-                   rank_test_score=rank)
-    return results
-
-
-def _contenders(scores, grid):
-    """Searched grid points (``alpha`` set) whose mean score is at least the best
-    linear-SVM tree's minus that one's standard error over the folds, when that
-    one is below 1 (none without SVM trees or with one fold): the short search
-    may rank below the full one, and nothing beats a perfect score."""
-    svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
-    if not svm or scores.shape[1] < 2:
-        return []
-    mean = scores.mean(axis=1)
-    best = max(svm, key=lambda i: mean[i])
-    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
-    return [i for i, g in enumerate(grid) if g["alpha"] is not None
-            and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
-
-
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
     the linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
