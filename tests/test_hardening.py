@@ -212,7 +212,8 @@ def test_sigint_stops_the_estimator_and_cross_validation(default_sigint):
     X, y = problems.load("heart")
     calls = []
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    model = gto.GTOClassifier(max_iter=10**7, alpha=0.0, random_state=0)  # no internal CV
+    # no internal CV; restarts end by patience, so many of them keep the search going
+    model = gto.GTOClassifier(max_iter=10**7, alpha=0.0, restarts=1000, random_state=0)
     fit = model.fit
 
     def counting_fit(*args, **kwargs):
@@ -221,21 +222,27 @@ def test_sigint_stops_the_estimator_and_cross_validation(default_sigint):
 
     model.fit = counting_fit
     timer.start()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        with pytest.raises(KeyboardInterrupt):
-            model.fit(X, y)
-    timer.join()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with pytest.raises(KeyboardInterrupt):
+                model.fit(X, y)
+    finally:  # a fit that ended first must not leave the signal to a later test
+        timer.cancel()
+        timer.join()
     assert len(calls) == 1 and model.tree_.n_decisions == 3  # recorded, then re-raised
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        with pytest.raises(KeyboardInterrupt):
-            cross_val_score(gto.GTOClassifier(max_iter=10**7, random_state=0), X, y, cv=3,
-                            error_score="raise")
-    timer.join()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            with pytest.raises(KeyboardInterrupt):  # searched grid points only (svm=False)
+                cross_val_score(gto.GTOClassifier(max_iter=10**7, restarts=1000, svm=False,
+                                                  random_state=0), X, y, cv=3, error_score="raise")
+    finally:
+        timer.cancel()
+        timer.join()
     assert time.perf_counter() - t0 < 60
 
 
@@ -244,7 +251,7 @@ def test_gto_fit_sigint_after_2s_writes_the_best_tree_and_exits_130(tmp_path, he
     old = os.umask(0o027)
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "gto", "fit", str(heart_csv), "--restarts", "8",
+            [sys.executable, "-m", "gto", "fit", str(heart_csv), "--restarts", "1000",
              "--alpha", "0", "-o", str(model)],  # no internal CV: the final search runs
             stderr=subprocess.PIPE, text=True, env=gto_env(), cwd=tmp_path,
             preexec_fn=_default_sigint_in_child)
