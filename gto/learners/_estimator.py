@@ -151,15 +151,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         categorical one); the fitted tree then works on the original columns
         (``feature_importances_`` is then not computed).
 
-    The default grid scores the penalised searches (``ALPHA_GRID``) beside the 1-norm
-    linear-SVM trees (``SVM_C_GRID``) and picks by the one-standard-error rule: no single
-    alpha was best on every data set, and the searched and the SVM trees each won on
-    some, so the internal CV chooses per data set.  The unpenalised search starts from
-    the L2 SVM tree of ``SVM_START_C``, the greedy LP tree and CART and keeps the fewest
-    training errors.  A fit runs with one BLAS thread (the search's blocks are small,
-    where threads cost more than they give); ``n_jobs`` spreads the internal CV
-    instead.  The measurements behind these choices: docs/decisions.md.
-
     Attributes
     ----------
     tree_ : gto.Tree
@@ -221,7 +212,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     cross-validation over the bundled data sets, ``python -m
     experiments.selection`` and ``python -m experiments.quality``); the tables
     and the alternatives tried are in ``docs/benchmarks.md`` ("How
-    GTOClassifier's defaults were chosen") and DESIGN §6.  A fit runs with one
+    GTOClassifier's defaults were chosen"), ``docs/speed.md`` (the searched
+    point alpha 0 beside the SVM trees, successive halving) and
+    ``docs/decisions.md``, and docs/DESIGN.md §6.  A fit runs with one
     BLAS thread: the search's linear algebra works on (n+1)-sized blocks, where
     BLAS threads cost more than they give; ``n_jobs`` spreads the internal
     cross-validation instead.
@@ -490,7 +483,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         limit = self.time_limit
         if limit is not None and may_compare(self):  # the shallower fit gets the rest
             limit *= DEEP_SHARE
-        with threadpool_limits(limits=1, user_api="blas"):  # see BLAS_THREADS below
+        with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
             self.best_index_, self.cv_results_ = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
