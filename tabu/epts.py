@@ -63,6 +63,8 @@ MESSAGES[NAN_VALUE] = "The objective returned NaN; no valid value was found."
 _NEVER = -(1 << 60)
 #: refused pivots (:class:`~tabu.walker.MoveError`) skipped per iteration before the search ends
 REFUSALS = 8
+#: most moves per call of a walker's compiled loop (callback, time limit, Ctrl-C in between)
+CHUNK = 256
 
 
 def default_tenures(c: int) -> tuple[int, int]:
@@ -277,6 +279,35 @@ def _switch_mode(st, it, k_stag, m_div, delta, zero_scale):
             st.mode, st.div_left = DIVERSIFY, m_div
 
 
+def _run_compiled(loop, walker, max_iter, callback, clock):
+    """Drive a walker's compiled loop in chunks of moves (at most ``CHUNK``, doubled
+    while a chunk takes under 10 ms, halved above 20 ms), checking the callback,
+    the time limit and Ctrl-C between chunks; returns the final state."""
+    status, step = ITERATION_LIMIT, 1
+    try:
+        while loop.done < max_iter:
+            t0 = time.perf_counter()
+            if not loop.run(min(max_iter, loop.done + step)):
+                status = NO_MOVE
+                break
+            took = time.perf_counter() - t0
+            step = min(CHUNK, 2 * step) if took < 0.01 else (max(1, step // 2) if took > 0.02
+                                                              else step)
+            if callback is not None and callback(loop.done, walker, loop.best):
+                status = CALLBACK
+                break
+            if clock.deadline is not None and time.perf_counter() >= clock.deadline:
+                status = TIME_LIMIT
+                break
+    except KeyboardInterrupt:
+        status = INTERRUPTED
+    st = loop.state()
+    st.status = status
+    if status == INTERRUPTED and st.unsaved:
+        st.best = min(st.best, float(walker.value))
+    return st
+
+
 def _result(walker, st, te, tl, k_stag, m_div):
     if st.unsaved:
         st.best_x, st.best_basis = walker.x, walker.basis()
@@ -298,7 +329,8 @@ def _result(walker, st, te, tl, k_stag, m_div):
 
 def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit=None,
            callback=None, *, tenure_enter=None, tenure_leave=None, delta=0.02, stagnation=0.10,
-           diversification=0.15, rho=None, tol=1e-12, zero_scale=1e-12) -> OptimizeResult:
+           diversification=0.15, rho=None, tol=1e-12, zero_scale=1e-12,
+           compiled=True) -> OptimizeResult:
     """Extreme point tabu search (Algorithm 5.2) driving ``walker``; rules in the module docstring.
 
     Parameters
@@ -312,14 +344,19 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     time_limit : float, optional
         Wall-clock seconds (checked every few iterations, at most 64).
     callback : callable, optional
-        ``callback(iteration, walker, best_value)`` after every move; a true
-        return value stops the search.
+        ``callback(iteration, walker, best_value)`` after every move (with a
+        compiled loop, after every chunk of moves: at most ``CHUNK`` moves and
+        about 20 ms apart); a true return value stops the search.
     tenure_enter, tenure_leave, delta, stagnation, diversification, rho
         Tabu parameters (module docstring).
     tol : float
         Improvement tolerance, relative to ``max(1, |value|)``.
     zero_scale : float
         Floor of ``|f|`` in the relative stagnation test, for values near 0.
+    compiled : bool
+        Use the walker's compiled loop (:meth:`Walker.compiled_loop`) if it
+        has one: the same moves, without the Python driver's per-move cost.
+        False runs this module's Python driver, the reference.
 
     Returns
     -------
@@ -339,7 +376,13 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     max_iter, c, te, tl, k_stag, m_div = _parameters(walker, max_iter, tenure_enter, tenure_leave,
                                                      delta, stagnation, diversification)
     rng = np.random.default_rng(random_state)
-    mem, st, clock = _Memory(c), _State(walker, max_iter, rho), _Clock(time_limit)
+    st, clock = _State(walker, max_iter, rho), _Clock(time_limit)
+    loop = walker.compiled_loop(max_iter, rng, (te, tl), k_stag, m_div, delta, zero_scale, tol,
+                                st.cur, st.rho) if compiled else None
+    if loop is not None:
+        return _result(walker, _run_compiled(loop, walker, max_iter, callback, clock),
+                       te, tl, k_stag, m_div)
+    mem = _Memory(c)
     try:
         while st.done < max_iter:
             it = st.done + 1

@@ -71,3 +71,15 @@ class Walker(abc.ABC):
 
         Raises :class:`MoveError`, leaving the walker unchanged, when the move
         would make the basis numerically singular."""
+
+    def compiled_loop(self, max_iter, rng, tenures, k_stag, m_div, delta, zero_scale, tol, cur, rho):
+        """An object making :func:`tabu.search`'s moves in compiled code, or None (the default:
+        the Python driver moves this walker).
+
+        It must offer ``run(stop_at) -> bool`` (make moves by the rules of
+        :mod:`tabu.epts` until ``stop_at`` are done; False when no move is
+        left), ``done`` and ``best`` (moves made, best value), and ``state()``
+        (what :func:`tabu.epts._result` reads); the walker is up to date
+        between ``run`` calls.
+        """
+        return None

@@ -36,7 +36,7 @@ import numpy as np
 
 from tabu.walker import MoveError
 
-from ._kernels import block_update, pivot_threshold, ratio_all, ratio_one
+from ._kernels import block_step, pivot_threshold, ratio_all, ratio_one, residual
 from ._lp_kernels import well_conditioned as _well_conditioned
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
@@ -95,14 +95,24 @@ class Block:
     def refactorise(self):
         M = self.rows[self.tight]
         try:
-            self.Binv = np.linalg.inv(M)
+            Binv = np.linalg.inv(M)
         except np.linalg.LinAlgError:
             raise SingularBlockError("tight triples are not affinely independent") from None
-        if not np.all(np.isfinite(self.Binv)) or not well_conditioned(M):
+        if not np.all(np.isfinite(Binv)) or not well_conditioned(M):
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
-        self.G = np.ascontiguousarray((self.rows @ self.Binv).T)
+        # in place once allocated: a compiled search holds these arrays (gto.engine._tabu_loop)
+        self._put("Binv", Binv)
+        self._put("G", (self.rows @ Binv).T)
         np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view
         self._set_theta()
+
+    def _put(self, name, value):
+        """Set array attribute ``name`` to ``value``, in place where it has that shape."""
+        old = getattr(self, name, None)
+        if old is not None and old.shape == value.shape:
+            old[...] = value
+        else:
+            setattr(self, name, np.ascontiguousarray(value))
 
     def set_basis(self, tight, ybasic):
         """Go back to the vertex of block rows ``tight`` (in this order) with ``ybasic``."""
@@ -134,18 +144,21 @@ class Block:
         np.matmul(self.Binv.T, points.T, out=self.H)
 
     def _set_theta(self):
-        self.theta = self.Binv @ self.rhs[self.tight]
+        theta = self.Binv @ self.rhs[self.tight]
         zero = self.tight[(self.tight >= self.coord) & (self.tight < self.coord + self.n_coord)]
-        self.theta[zero - self.coord] = 0.0
-        self.r = self.rhs - self.rows @ self.theta
-        self.r[self.tight] = 0.0
+        theta[zero - self.coord] = 0.0
+        self._put("theta", theta)
+        r = self.rhs - self.rows @ theta
+        r[self.tight] = 0.0
+        self._put("r", r)
         # |r| for the ratio test; block rows are never a leaving variable
-        self.rabs = np.abs(self.r)
-        self.rabs[self.tight] = np.inf
+        rabs = np.abs(r)
+        rabs[self.tight] = np.inf
+        self._put("rabs", rabs)
 
     def residual(self):
         """max |M theta - rhs| over the block rows."""
-        return float(np.max(np.abs(self.rows[self.tight] @ self.theta - self.rhs[self.tight])))
+        return float(residual(self._rows_t, self.tight, self.theta, self.rhs))
 
     # -- edges -----------------------------------------------------------------
     # A basic y (r >= 0) reaches 0 when r falls, a basic u (r <= 0) when r
@@ -218,17 +231,18 @@ class Block:
         vertex before the pivot, so a caller treats both alike, as a refused
         pivot."""
         next_update = self.updates + 1
-        due = next_update % CHECK_EVERY == 0 or next_update % REFACTOR_EVERY == 0
-        before = self._state() if due else None  # a refactorisation may follow
-        if not block_update(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight,
-                            self.in_block, self.position, self.ybasic, q, leave, sigma, self.theta,
-                            self.r, self.rabs, self.coord, self.n_coord, ZERO_TOL, PIVOT_TOL):
+        due_refactor = next_update % REFACTOR_EVERY == 0
+        due_check = next_update % CHECK_EVERY == 0
+        before = self._state() if due_refactor or due_check else None  # may refactorise
+        code = block_step(self.Binv, self.G, self.H, self._rows_t, self.rhs, self.tight,
+                          self.in_block, self.position, self.ybasic, q, leave, sigma, self.theta,
+                          self.r, self.rabs, self.coord, self.n_coord, ZERO_TOL, PIVOT_TOL,
+                          due_refactor, due_check, RESIDUAL_TOL)
+        if code == 0:
             raise DegeneratePivotError(f"row {leave} cannot replace block position {q}: "
                                        "its pivot element is numerically zero")
         self.updates += 1
-        if self.updates % REFACTOR_EVERY == 0 or (
-            self.updates % CHECK_EVERY == 0 and self.residual() > RESIDUAL_TOL
-        ):
+        if code == 2:
             try:
                 self.refactorise()
             except SingularBlockError:

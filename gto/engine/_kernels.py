@@ -217,6 +217,33 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
 
 
 @njit(cache=True)
+def residual(rows_t, tight, theta, rhs):
+    """``max |M theta - rhs|`` over the block rows ``tight`` (``rows_t``: the rows transposed)."""
+    worst = 0.0
+    for c in range(tight.shape[0]):
+        acc = 0.0
+        for a in range(theta.shape[0]):
+            acc += rows_t[a, tight[c]] * theta[a]
+        worst = max(worst, abs(acc - rhs[tight[c]]))
+    return worst
+
+
+@njit(cache=True)
+def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma, theta,
+               r, rabs, coord, n_coord, zero_tol, pivot_tol, due_refactor, due_check, residual_tol):
+    """:func:`block_update`, then whether the block must be refactorised: 0 refused
+    (nothing changed), 1 done, 2 done but a refactorisation is due (``due_refactor``)
+    or the residual check (``due_check``) found ``max |M theta - rhs|`` above
+    ``residual_tol``."""
+    if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave,
+                        sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
+        return 0
+    if due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol):
+        return 2
+    return 1
+
+
+@njit(cache=True)
 def within_budget(tight, q, leave, coord, n_coord, budget):
     """True if freeing block position q for row ``leave`` leaves at most ``budget``
     weights not pinned by a tight coordinate row (docs/DESIGN.md §3b; ``budget < 0``: no

@@ -103,6 +103,10 @@ class LongStepWalker(TreeWalker):
         self._long[int(entering)] = (leaving, row, step, value)
         return leaving, value
 
+    def compiled_loop(self, *args):
+        """None: long moves are made by the Python driver of :func:`tabu.search`."""
+        return None
+
     # -- Walker interface --------------------------------------------------------
     def candidates(self):
         E, L, V = super().candidates()

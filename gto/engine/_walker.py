@@ -76,7 +76,7 @@ class TreeWalker(Walker):
         self._leaving = np.zeros(P.layout.D * self._width, dtype=np.int64)
         self._coef = np.zeros(P.layout.D * self._width)
         self._dpen = np.zeros(P.layout.D * self._width)  # penalty change along each slot's edge
-        self._fresh = [False] * P.layout.D
+        self._fresh = np.zeros(P.layout.D, dtype=bool)  # per decision: slots up to date
         self._terms = np.zeros((P.layout.D, 2 * (P.layout.point_leaves.shape[1] + 1) + 4, P.data.N))
         self._degrees = np.zeros((2, P.layout.D), dtype=np.int64)
         self._stale = np.ones(P.layout.D, dtype=bool)  # per decision: leaf terms out of date
@@ -84,6 +84,7 @@ class TreeWalker(Walker):
         self._layout = (P.blocks.n_theta, P.blocks.R, P.data.m, P.blocks.row_decision.tolist(),
                         P.blocks.row_start.tolist())
         self.pivots = 0
+        self.exact_every = EXACT_EVERY
 
     def __setstate__(self, state):
         """After a copy or unpickling, the blocks' H are views into the walker's again."""
@@ -93,10 +94,17 @@ class TreeWalker(Walker):
             b.H = H
 
     def _exact_errors(self):
+        """The cached errors recomputed from ``Zt`` (in place once allocated: a compiled
+        search holds these arrays, :mod:`gto.engine._tabu_loop`)."""
         P = self.problem
-        self.EL, self.ER = P.decision_errors(self.Zt.T)
-        self.LE = self.EL @ P.layout.SL.T + self.ER @ P.layout.SR.T
-        self._wrong = P.misclassified(self.Zt)
+        EL, ER = P.decision_errors(self.Zt.T)
+        fresh = {"EL": EL, "ER": ER, "LE": EL @ P.layout.SL.T + ER @ P.layout.SR.T,
+                 "_wrong": P.misclassified(self.Zt)}
+        for name, value in fresh.items():
+            if name in self.__dict__:
+                getattr(self, name)[...] = value
+            else:
+                setattr(self, name, value)
 
     # -- Walker interface --------------------------------------------------------
     @property
@@ -112,12 +120,26 @@ class TreeWalker(Walker):
         return np.array([b.theta for b in self.blocks])
 
     def basis(self):
+        return self.basis_of([b.in_block for b in self.blocks], [b.ybasic for b in self.blocks])
+
+    def basis_of(self, in_blocks, ybasics):
+        """Basic variables of the vertex whose blocks have flags ``in_blocks``, ``ybasics``."""
         P = self.problem
         ids = [np.arange(P.blocks.n_theta)]
         for d, b in enumerate(self.blocks):
-            local = np.flatnonzero(~b.in_block[: b.n_real])
-            ids.append(P.blocks.n_theta + P.blocks.row_start[d] + local + np.where(b.ybasic[local], 0, P.blocks.R))
+            local = np.flatnonzero(~in_blocks[d][: b.n_real])
+            ids.append(P.blocks.n_theta + P.blocks.row_start[d] + local
+                       + np.where(ybasics[d][local], 0, P.blocks.R))
         return np.concatenate(ids)
+
+    def compiled_loop(self, *args):
+        """EPTS moves in compiled code (:class:`gto.engine._tabu_loop.CompiledLoop`, arguments
+        as there), on dense vertices; None with a penalty or coordinate rows."""
+        if self._alpha or self.problem.blocks.n_coord:
+            return None
+        from ._tabu_loop import CompiledLoop
+
+        return CompiledLoop(self, *args)
 
     def candidates(self):
         for d in range(len(self.blocks)):
@@ -170,7 +192,7 @@ class TreeWalker(Walker):
         self._stale[:] = True
         self._located = (None, None)
         self.pivots += 1
-        if self.pivots % EXACT_EVERY == 0:  # the update below is incremental
+        if self.pivots % self.exact_every == 0:  # the update below is incremental
             self.Zt[d] = b.theta @ self._X1t
             self._exact_errors()
         s0, s1, count = vertex_update(

@@ -1,0 +1,588 @@
+"""Extreme point tabu search on the structured walker, compiled end to end (numba).
+
+:func:`tabu.search` drives any :class:`tabu.Walker` from Python; on the tree
+walker (:class:`gto.engine._walker.TreeWalker`) that driver and the walker's
+per-move Python calls cost more than the moves' arithmetic (docs/speed.md).
+:func:`run_moves` makes the same moves - the rules of :mod:`tabu.epts`: the
+candidate list, recency and frequency memories, aspiration, stagnation and
+diversification (eq. 25), the same random tie-breaks from the same Generator -
+on the walker's arrays in one compiled call, and returns to Python only:
+
+* after ``stop_at`` moves, so that :func:`tabu.search` can check its time
+  limit, Ctrl-C and callback between chunks of moves;
+* with a chosen move whose pivot needs Python (:data:`PENDING`): a block due
+  for refactorisation (``REFACTOR_EVERY`` updates, or a failed residual check,
+  :func:`block_step`), or the walker's exact recomputation of the leaf errors
+  (``EXACT_EVERY`` pivots).  :class:`CompiledLoop` then pivots through
+  :meth:`TreeWalker.pivot` and books the move with :func:`after_move`.
+
+The walker's kernels (:mod:`gto.engine._kernels`) are called as they are;
+this module only holds the walker's glue (locate an edge, score a move or a
+vertex's table, pivot) and the EPTS rules.  Dense vertices only (no
+coordinate rows, no penalty): sparse vertices and long steps keep the Python
+path of :func:`tabu.search`, which is also the reference the tests compare with.
+"""
+from __future__ import annotations
+
+import time
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from tabu._select import best_admissible
+
+from ._block import CHECK_EVERY, PIVOT_RTOL, PIVOT_TOL, REFACTOR_EVERY, RESIDUAL_TOL, ZERO_TOL
+from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one,
+                       table_sums, vertex_update)
+
+#: :func:`run_moves` ends: ``stop_at`` reached, no move left, or a pivot for Python
+REACHED, NO_MOVE, PENDING = 0, 1, 2
+#: refused pivots per iteration before the search ends (as :data:`tabu.epts.REFUSALS`)
+REFUSALS = 8
+IMPROVE, DIVERSIFY = 0, 1
+#: objective codes of :func:`finish` (:class:`gto.engine._problem.Objective`)
+OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
+
+#: the walker's arrays (views: the compiled moves change the walker in place); the
+#: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
+#: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
+#: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
+#: ``floats`` hold the scalars (I_*, F_*); numba types separate arrays fast, a typed
+#: list or a tuple slowly (:func:`run_moves_flat`)
+TreeArrays = namedtuple("TreeArrays", [
+    "Zt", "znew", "EL", "ER", "LE", "wrong", "H", "X1t", "terms", "degrees", "stale", "valid",
+    "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
+    "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
+    "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
+    "updates", "off", "ints", "floats", "counts", "best_theta"])
+I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
+F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE = range(6)
+
+#: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
+SearchArrays = namedtuple("SearchArrays", [
+    "last_left", "last_entered", "F", "cand", "E", "L", "V", "ist", "fst", "hv", "hb", "hm",
+    "saved_theta", "saved_in_block", "saved_ybasic", "par", "fpar"])
+(S_NCAND, S_ORIG, S_REMAKE, S_MODE, S_DIV_LEFT, S_WINDOW, S_DONE, S_BEST_IT, S_UNSAVED,
+ S_REMAKES, S_ATTEMPT, S_PEND_E, S_PEND_L, S_SAVED) = range(14)
+SF_CUR, SF_BEST, SF_RHO, SF_PEND_V = range(4)
+P_TE, P_TL, P_KSTAG, P_MDIV = range(4)
+FP_DELTA, FP_ZERO, FP_TOL = range(3)
+
+
+# -- the walker ------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _rows(A, flat, d):
+    """Decision d's part of a per-row array of the blocks (``A.off``: where each starts)."""
+    return flat[A.off[d]:A.off[d + 1]]
+
+
+@njit(cache=True, inline="always")
+def _mat(A, flat, d):
+    """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
+    m = A.ints[I_M]
+    return flat[m * A.off[d]:m * A.off[d + 1]].reshape((m, A.off[d + 1] - A.off[d]))
+
+
+@njit(cache=True)
+def finish(A, total, count):
+    """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`)."""
+    code = A.ints[I_OBJ]
+    if code <= 1:
+        return total
+    if code == 2:
+        return count
+    return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
+
+
+@njit(cache=True)
+def refresh(A, d):
+    """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense)."""
+    steps, leave = ratio_all(_mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d), PIVOT_TOL, PIVOT_RTOL)
+    edge_slots(steps, leave, steps, -1 - leave, A.tight[d], A.n_real[d], _rows(A, A.ybasic, d),
+               A.ints[I_NTHETA] + A.row_start[d], A.ints[I_R], A.coord[d], A.n_coord[d], -1,
+               A.valid, A.entering, A.leaving, A.coef, d * A.ints[I_WIDTH])
+    A.fresh[d] = True
+
+
+@njit(cache=True)
+def candidates(A, E, L, V):
+    """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number."""
+    for d in range(A.fresh.shape[0]):
+        if not A.fresh[d]:
+            refresh(A, d)
+    slots = np.flatnonzero(A.valid)
+    product = A.ints[I_OBJ] == 0
+    leaf_terms(A.EL, A.ER, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, A.stale,
+               product)
+    sums = table_sums(slots, A.coef, A.ints[I_WIDTH], A.Zt, A.H, A.terms, A.degrees, A.weight,
+                      A.ints[I_P], product)
+    for i in range(slots.shape[0]):
+        E[i] = A.entering[slots[i]]
+        L[i] = A.leaving[slots[i]]
+        v = finish(A, sums[i, 0], sums[i, 1])
+        V[i] = np.inf if np.isnan(v) else v
+    return slots.shape[0]
+
+
+@njit(cache=True)
+def locate(A, e):
+    """(found, d, q, sigma, leave, leaving, coef) of the edge ``e`` opens (:meth:`TreeWalker._locate`)."""
+    n_theta, R, m = A.ints[I_NTHETA], A.ints[I_R], A.ints[I_M]
+    k = e - n_theta
+    if not 0 <= k < 2 * R:
+        return False, 0, 0, 0.0, 0, 0, 0.0
+    sigma = 1.0 if k >= R else -1.0
+    t = k - R if k >= R else k
+    d = A.row_decision[t]
+    q = _rows(A, A.position, d)[t - A.row_start[d]]
+    if q < 0:
+        return False, 0, 0, 0.0, 0, 0, 0.0
+    if A.fresh[d]:
+        j = d * A.ints[I_WIDTH] + (q if sigma > 0 else m + q)
+        if not A.valid[j]:
+            return False, 0, 0, 0.0, 0, 0, 0.0
+        leaving = A.leaving[j]
+        leave = leaving - n_theta - A.row_start[d]
+        return True, d, q, sigma, leave - R if leave >= R else leave, leaving, A.coef[j]
+    step, leave = ratio_one(_mat(A, A.G, d), q, sigma, _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d), PIVOT_TOL,
+                            PIVOT_RTOL)
+    if leave < 0:
+        return False, 0, 0, 0.0, 0, 0, 0.0
+    leaving = n_theta + A.row_start[d] + leave + (0 if _rows(A, A.ybasic, d)[leave] else R)
+    return True, d, q, sigma, leave, leaving, sigma * step
+
+
+@njit(cache=True)
+def move_value(A, d, q, c):
+    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
+    s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.EL, A.ER, A.LE, A.sides, A.point_leaves,
+                       A.weight, A.ints[I_P], A.ints[I_OBJ] == 0)
+    return finish(A, s0, s1)
+
+
+@njit(cache=True)
+def needs_python(A, d):
+    """True if decision d's next pivot refactorises, or the walker's next one is exact."""
+    return ((A.updates[d] + 1) % REFACTOR_EVERY == 0
+            or (A.ints[I_PIVOTS] + 1) % A.ints[I_EXACT] == 0)
+
+
+@njit(cache=True)
+def walker_pivot(A, d, q, sigma, leave):
+    """Pivot decision d and update the vertex (:meth:`TreeWalker.pivot`, the steps
+    :func:`needs_python` leaves to it excepted).  Returns 1 done, 0 refused
+    (block unchanged), 2 the residual check failed (block restored: Python must
+    pivot, and refactorise)."""
+    check = (A.updates[d] + 1) % CHECK_EVERY == 0
+    if check:
+        saved = (A.Binv[d].copy(), _mat(A, A.G, d).copy(), A.H[d].copy(), A.theta[d].copy(),
+                 _rows(A, A.r, d).copy(), _rows(A, A.rabs, d).copy(), A.tight[d].copy(), _rows(A, A.ybasic, d).copy(),
+                 _rows(A, A.in_block, d).copy(), _rows(A, A.position, d).copy())
+    code = block_step(A.Binv[d], _mat(A, A.G, d), A.H[d], _mat(A, A.rows_t, d), _rows(A, A.rhs, d), A.tight[d],
+                      _rows(A, A.in_block, d), _rows(A, A.position, d), _rows(A, A.ybasic, d), q, leave, sigma, A.theta[d],
+                      _rows(A, A.r, d), _rows(A, A.rabs, d), A.coord[d], A.n_coord[d], ZERO_TOL, PIVOT_TOL, False, check,
+                      RESIDUAL_TOL)
+    if code == 0:
+        return 0
+    if code == 2:
+        A.Binv[d][:] = saved[0]
+        _mat(A, A.G, d)[:] = saved[1]
+        A.H[d][:] = saved[2]
+        A.theta[d][:] = saved[3]
+        _rows(A, A.r, d)[:] = saved[4]
+        _rows(A, A.rabs, d)[:] = saved[5]
+        A.tight[d][:] = saved[6]
+        _rows(A, A.ybasic, d)[:] = saved[7]
+        _rows(A, A.in_block, d)[:] = saved[8]
+        _rows(A, A.position, d)[:] = saved[9]
+        return 2
+    A.updates[d] += 1
+    A.fresh[d] = False
+    A.stale[:] = True
+    A.ints[I_PIVOTS] += 1
+    s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.EL, A.ER, A.LE, A.sides,
+                                  A.point_leaves, A.weight, A.ints[I_P], A.ints[I_OBJ] == 0,
+                                  A.child_kind, A.child_index, A.leaf_ok, A.wrong)
+    value = finish(A, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
+    A.floats[F_VALUE] = value
+    A.floats[F_COUNT] = count
+    A.counts[A.ints[I_NCOUNTS]] = count
+    A.ints[I_NCOUNTS] += 1
+    if count < A.floats[F_BEST_COUNT] or (count == A.floats[F_BEST_COUNT]
+                                          and value < A.floats[F_BEST_VALUE]):
+        A.floats[F_BEST_COUNT] = count
+        A.floats[F_BEST_VALUE] = value
+        for k in range(A.best_theta.shape[0]):
+            A.best_theta[k] = A.theta[k]
+        A.ints[I_BEST_CHANGED] = 1
+    return 1
+
+
+@njit(cache=True)
+def refuse(A, d, q, sigma):
+    """Drop decision d's edge freeing position q from this vertex's moves (:meth:`TreeWalker._refuse`)."""
+    if not A.fresh[d]:
+        refresh(A, d)
+    A.valid[d * A.ints[I_WIDTH] + (q if sigma > 0 else A.ints[I_M] + q)] = False
+
+
+# -- the search (tabu.epts's rules) ----------------------------------------------------------
+
+@njit(cache=True)
+def _level(v, tol):
+    """``v - tol * max(|v|, 1)``; +inf stays +inf."""
+    return v - tol * (abs(v) if abs(v) > 1.0 else 1.0) if v < np.inf else v
+
+
+@njit(cache=True)
+def _is_tabu(S, e, l, it):
+    return (S.last_left[e] >= it - S.par[P_TE]) or (S.last_entered[l] >= it - S.par[P_TL])
+
+
+@njit(cache=True)
+def _pick(S, n, weight, it, asp, rng):
+    """Index of the best admissible move among ``S.E[:n]`` (eq. 25 with ``weight``)."""
+    ties = best_admissible(S.E[:n], S.L[:n], S.V[:n], S.F, weight, it, S.par[P_TE], S.par[P_TL],
+                           S.last_left, S.last_entered, asp)
+    return ties[0] if ties.shape[0] == 1 else ties[rng.integers(0, ties.shape[0])]
+
+
+@njit(cache=True)
+def _remake(A, S, it, thr, asp, rng):
+    """Make the candidate list (:func:`tabu.epts._remake`); returns the move's index in S.E or -1."""
+    n = candidates(A, S.E, S.L, S.V)
+    S.ist[S_NCAND] = 0
+    S.ist[S_ORIG] = 0
+    if n == 0:
+        return -1
+    imp = np.flatnonzero(S.V[:n] < thr)
+    k = imp.shape[0]
+    if k:
+        rnd = rng.random(k)  # np.lexsort((rnd, V)): by value, ties by rnd
+        by_rnd = np.argsort(rnd, kind="mergesort")
+        order = imp[by_rnd[np.argsort(S.V[imp[by_rnd]], kind="mergesort")]]
+        for i in range(k):
+            j = order[i]
+            if not _is_tabu(S, S.E[j], S.L[j], it) or S.V[j] < asp:
+                c = 0
+                for a in range(k):
+                    if a != i:
+                        S.cand[c] = S.E[order[a]]
+                        c += 1
+                S.ist[S_NCAND] = c
+                S.ist[S_ORIG] = k
+                return j
+    return _pick(S, n, 0.0, it, asp, rng)
+
+
+@njit(cache=True)
+def _scan(A, S, it, thr, asp):
+    """First admissible improving move of the candidate list (:func:`tabu.epts._scan`):
+    (found, e, l, v, d, q, sigma, leave)."""
+    i = 0
+    while i < S.ist[S_NCAND]:
+        e = S.cand[i]
+        found, d, q, sigma, leave, l, c = locate(A, e)
+        v = move_value(A, d, q, c) if found else np.nan
+        drop = not found or not v < thr
+        keep = not drop and _is_tabu(S, e, l, it) and not v < asp
+        if keep:
+            i += 1
+            continue
+        S.cand[i:S.ist[S_NCAND] - 1] = S.cand[i + 1:S.ist[S_NCAND]].copy()
+        S.ist[S_NCAND] -= 1
+        if not drop:
+            return True, e, l, v, d, q, sigma, leave
+    return False, 0, 0, 0.0, 0, 0, 0.0, 0
+
+
+@njit(cache=True)
+def next_move(A, S, it, rng):
+    """The move of iteration ``it`` (:func:`tabu.epts._next_move`):
+    (found, e, l, v, d, q, sigma, leave)."""
+    tol = S.fpar[FP_TOL]
+    thr = _level(S.fst[SF_CUR], tol)
+    asp = _level(S.fst[SF_BEST], tol)
+    if S.ist[S_MODE] != IMPROVE:
+        n = candidates(A, S.E, S.L, S.V)
+        if n == 0:
+            return False, 0, 0, 0.0, 0, 0, 0.0, 0
+        j = _pick(S, n, S.fst[SF_RHO] / it, it, asp, rng)
+    else:
+        if not S.ist[S_REMAKE]:
+            move = _scan(A, S, it, thr, asp)
+            if move[0]:
+                S.ist[S_REMAKE] = S.ist[S_NCAND] == 0 or S.ist[S_NCAND] * 8 < S.ist[S_ORIG]
+                return move
+        j = _remake(A, S, it, thr, asp, rng)
+        S.ist[S_REMAKES] += 1
+        S.ist[S_REMAKE] = S.ist[S_NCAND] == 0 or S.ist[S_NCAND] * 8 < S.ist[S_ORIG]
+        if j < 0:
+            return False, 0, 0, 0.0, 0, 0, 0.0, 0
+    e, l, v = S.E[j], S.L[j], S.V[j]
+    found, d, q, sigma, leave, _, _ = locate(A, e)
+    return found, e, l, v, d, q, sigma, leave
+
+
+@njit(cache=True)
+def save_best(A, S):
+    """Keep the current vertex as the search's best (its theta and basis flags)."""
+    S.saved_theta[:] = A.theta
+    S.saved_in_block[:] = A.in_block
+    S.saved_ybasic[:] = A.ybasic
+    S.ist[S_SAVED] = 1
+
+
+@njit(cache=True)
+def after_move(S, e, l, v, it):
+    """Book move (e, l) of value v made at iteration ``it``: memories, values, history,
+    then the mode switch (:func:`tabu.epts._apply`, :func:`tabu.epts._switch_mode`)."""
+    S.last_entered[e] = it
+    S.last_left[l] = it
+    S.F[l] += it
+    S.F[e] -= it
+    S.fst[SF_CUR] = v
+    if v < S.fst[SF_BEST]:
+        S.fst[SF_BEST] = v
+        S.ist[S_BEST_IT] = it
+        S.ist[S_UNSAVED] = 1
+    S.hv[it] = v
+    S.hb[it] = S.fst[SF_BEST]
+    S.hm[it] = S.ist[S_MODE]
+    S.ist[S_DONE] = it
+    if S.ist[S_MODE] == DIVERSIFY:
+        S.ist[S_DIV_LEFT] -= 1
+        if S.ist[S_DIV_LEFT] == 0:
+            S.ist[S_MODE] = IMPROVE
+            S.ist[S_REMAKE] = 1
+            S.ist[S_WINDOW] = it
+    elif it - S.ist[S_WINDOW] >= S.par[P_KSTAG]:
+        ref = S.hb[it - S.par[P_KSTAG]]
+        if abs(S.fst[SF_BEST] - ref) <= S.fpar[FP_DELTA] * max(abs(ref), S.fpar[FP_ZERO]):
+            S.ist[S_MODE] = DIVERSIFY
+            S.ist[S_DIV_LEFT] = S.par[P_MDIV]
+
+
+@njit(cache=True)
+def run_moves(A, S, rng, stop_at):
+    """Moves until ``stop_at`` moves are done; returns REACHED, NO_MOVE or PENDING (the
+    chosen move in ``S.ist[S_PEND_E]``, ``S.ist[S_PEND_L]``, ``S.fst[SF_PEND_V]``;
+    ``S.ist[S_ATTEMPT]`` counts the iteration's refused pivots)."""
+    while S.ist[S_DONE] < stop_at:
+        it = S.ist[S_DONE] + 1
+        made = False
+        while S.ist[S_ATTEMPT] <= REFUSALS:
+            found, e, l, v, d, q, sigma, leave = next_move(A, S, it, rng)
+            if not found:
+                return NO_MOVE
+            if S.ist[S_UNSAVED] and not v < S.fst[SF_BEST]:
+                save_best(A, S)
+                S.ist[S_UNSAVED] = 0
+            code = 2 if needs_python(A, d) else walker_pivot(A, d, q, sigma, leave)
+            if code == 2:
+                S.ist[S_PEND_E] = e
+                S.ist[S_PEND_L] = l
+                S.fst[SF_PEND_V] = v
+                return PENDING
+            if code == 1:
+                made = True
+                break
+            refuse(A, d, q, sigma)
+            S.ist[S_REMAKE] = 1
+            S.ist[S_ATTEMPT] += 1
+        if not made:
+            return NO_MOVE
+        S.ist[S_ATTEMPT] = 0
+        after_move(S, e, l, v, it)
+    return REACHED
+
+
+N_TREE = len(TreeArrays._fields)
+
+
+@njit(cache=True)
+def run_moves_flat(rng, stop_at, *fields):
+    """:func:`run_moves` on the fields of a :data:`TreeArrays` and a :data:`SearchArrays`,
+    in order: numba types separate arrays much faster than a tuple of them."""
+    return run_moves(TreeArrays(*fields[:N_TREE]), SearchArrays(*fields[N_TREE:]), rng, stop_at)
+
+
+@njit(cache=True)
+def after_move_flat(e, l, v, it, *fields):
+    """:func:`after_move` on the fields of a :data:`SearchArrays`."""
+    after_move(SearchArrays(*fields), e, l, v, it)
+
+
+# -- the Python side ---------------------------------------------------------------------
+
+#: the blocks' arrays the compiled loop reads and changes: stacked by decision, or flat
+STACKED = ("Binv", "theta", "tight")
+FLAT = ("G", "_rows_t", "rhs", "in_block", "position", "ybasic", "r", "rabs")
+
+
+def adopt_blocks(blocks):
+    """Move the blocks' arrays into shared buffers (each block keeps views into
+    them, which it changes in place); returns ``(buffers, off)``."""
+    sizes = [b.rows.shape[0] for b in blocks]
+    off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    buffers = {}
+    for name in STACKED:
+        buffers[name] = np.ascontiguousarray(np.stack([getattr(b, name) for b in blocks]))
+    for name in FLAT:
+        buffers[name] = np.concatenate([np.ravel(getattr(b, name)) for b in blocks])
+    for d, b in enumerate(blocks):
+        for name in STACKED:
+            setattr(b, name, buffers[name][d])
+        for name in FLAT:
+            part = buffers[name]
+            shape = getattr(b, name).shape
+            k = int(np.prod(shape[:-1], dtype=np.int64)) if len(shape) == 2 else 1
+            setattr(b, name, part[k * off[d]:k * off[d + 1]].reshape(shape))
+    return buffers, off
+
+
+def tree_arrays(walker, max_iter):
+    """The :data:`TreeArrays` of ``walker`` (views of its arrays and its blocks')."""
+    P, blocks = walker.problem, walker.blocks
+    ints = np.array([P.blocks.n_theta, P.blocks.R, P.data.m, walker._width, P.p,
+                     OBJECTIVE_CODE[walker.objective.name], 0, 0, 0, walker.exact_every],
+                    dtype=np.int64)
+    floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0])
+    buffers, off = adopt_blocks(blocks)
+    ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
+               for name in ("coord", "n_coord", "n_real", "updates")}
+    L = P.layout
+    return TreeArrays(
+        Zt=walker.Zt, znew=walker._znew, EL=walker.EL, ER=walker.ER, LE=walker.LE,
+        wrong=walker._wrong, H=walker._H, X1t=walker._X1t, terms=walker._terms,
+        degrees=walker._degrees, stale=walker._stale, valid=walker._valid,
+        entering=walker._entering, leaving=walker._leaving, coef=walker._coef,
+        fresh=walker._fresh, point_leaves=L.point_leaves, sides=L.sides, weight=P.data.weight,
+        child_kind=L.child_kind, child_index=L.child_index, leaf_ok=L.mask,
+        row_start=np.asarray(P.blocks.row_start, dtype=np.int64),
+        row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
+        rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
+        ints=ints, floats=floats, counts=np.empty(max_iter + 1),
+        best_theta=np.empty((len(blocks), P.data.m)))
+
+
+def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
+    """The :data:`SearchArrays` of a search starting at value ``cur`` (``off``: as in
+    :data:`TreeArrays`)."""
+    c, blocks = walker.n_variables, walker.blocks
+    slots = walker._valid.shape[0]
+    never = np.int64(-(1 << 60))
+    ist = np.zeros(14, dtype=np.int64)
+    ist[S_REMAKE] = ist[S_UNSAVED] = 1
+    hv, hb = np.empty(max_iter + 1), np.empty(max_iter + 1)
+    hv[0] = hb[0] = cur
+    return SearchArrays(
+        last_left=np.full(c, never), last_entered=np.full(c, never),
+        F=np.zeros(c, dtype=np.int64), cand=np.empty(slots, dtype=np.int64),
+        E=np.empty(slots, dtype=np.int64), L=np.empty(slots, dtype=np.int64), V=np.empty(slots),
+        ist=ist, fst=np.array([cur, cur, rho, 0.0]), hv=hv, hb=hb,
+        hm=np.zeros(max_iter + 1, dtype=np.int8),
+        saved_theta=np.empty((len(blocks), walker.problem.data.m)),
+        saved_in_block=np.zeros(off[-1], dtype=bool), saved_ybasic=np.zeros(off[-1], dtype=bool),
+        par=np.array(params, dtype=np.int64), fpar=np.array(fparams, dtype=float))
+
+
+class CompiledLoop:
+    """EPTS moves of :func:`tabu.search` on a :class:`TreeWalker`, compiled (module docstring).
+
+    :meth:`run` makes moves up to a count; between calls the walker's Python
+    attributes (value, counts, fewest-errors vertex) are up to date, so a
+    callback sees the walker as after a Python move.
+    """
+
+    def __init__(self, walker, max_iter, rng, tenures, k_stag, m_div, delta, zero_scale, tol, cur,
+                 rho):
+        self.walker, self.rng = walker, rng
+        self.A = tree_arrays(walker, max_iter)
+        self.S = search_arrays(walker, self.A.off, max_iter, (*tenures, k_stag, m_div), (delta, zero_scale, tol),
+                               cur, rho)
+
+    @property
+    def done(self):
+        return int(self.S.ist[S_DONE])
+
+    @property
+    def best(self):
+        return float(self.S.fst[SF_BEST])
+
+    def run(self, stop_at):
+        """Moves until ``stop_at`` moves are done; False if the search ended without a move."""
+        A, S = self.A, self.S
+        while True:
+            self._load()
+            code = run_moves_flat(self.rng, stop_at, *A, *S)
+            self._store()
+            if code != PENDING:
+                return code == REACHED
+            if not self._pivot_in_python():
+                return False
+
+    def _pivot_in_python(self):
+        """The pending move through :meth:`TreeWalker.pivot`; False if the iteration
+        has now had more than REFUSALS refused pivots."""
+        from tabu.walker import MoveError
+
+        S = self.S
+        e, l, v = int(S.ist[S_PEND_E]), int(S.ist[S_PEND_L]), float(S.fst[SF_PEND_V])
+        try:
+            self.walker.pivot(e, l)
+        except MoveError:
+            S.ist[S_REMAKE] = 1
+            S.ist[S_ATTEMPT] += 1
+            return S.ist[S_ATTEMPT] <= REFUSALS
+        S.ist[S_ATTEMPT] = 0
+        after_move_flat(e, l, v, S.ist[S_DONE] + 1, *S)
+        return True
+
+    def _load(self):
+        """Walker attributes into the arrays."""
+        w, A = self.walker, self.A
+        A.floats[F_VALUE], A.floats[F_COUNT] = w._value, w.count
+        A.floats[F_BEST_COUNT], A.floats[F_BEST_VALUE] = w.best_count[0], w.best_count[1]
+        A.ints[I_PIVOTS] = w.pivots
+        for d, b in enumerate(w.blocks):
+            A.updates[d] = b.updates
+
+    def _store(self):
+        """The arrays into the walker's attributes."""
+        w, A = self.walker, self.A
+        w._value, w.count = float(A.floats[F_VALUE]), float(A.floats[F_COUNT])
+        w.counts.extend(A.counts[: A.ints[I_NCOUNTS]].tolist())
+        A.ints[I_NCOUNTS] = 0
+        if A.ints[I_BEST_CHANGED]:
+            w.best_count = (float(A.floats[F_BEST_COUNT]), float(A.floats[F_BEST_VALUE]),
+                            A.best_theta.copy())
+            w.best_count_time = time.time()
+            A.ints[I_BEST_CHANGED] = 0
+        w.pivots = int(A.ints[I_PIVOTS])
+        for d, b in enumerate(w.blocks):
+            b.updates = int(A.updates[d])
+        w._located = (None, None)
+
+    def state(self):
+        """The search's state as :func:`tabu.epts._result` reads it."""
+        S = self.S
+        saved = bool(S.ist[S_SAVED])
+        return _State(
+            cur=float(S.fst[SF_CUR]), best=self.best, best_it=int(S.ist[S_BEST_IT]),
+            unsaved=bool(S.ist[S_UNSAVED]), done=self.done, n_remakes=int(S.ist[S_REMAKES]),
+            rho=float(S.fst[SF_RHO]), hv=S.hv, hb=S.hb, hm=S.hm,
+            best_x=S.saved_theta.ravel().copy() if saved else None,
+            best_basis=self._saved_basis() if saved else None)
+
+    def _saved_basis(self):
+        off, S = self.A.off, self.S
+        parts = [(S.saved_in_block[a:b], S.saved_ybasic[a:b]) for a, b in zip(off[:-1], off[1:])]
+        return self.walker.basis_of(*zip(*parts))
+
+
+class _State:
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
