@@ -81,7 +81,7 @@ def test_a_pivot_whose_refactorisation_is_singular_is_refused_with_the_block_res
         if leave >= 0:
             break
     block.updates = CHECK_EVERY - 1  # this pivot is followed by a residual check
-    monkeypatch.setattr(Block, "residual", lambda self: 1.0)  # ... that asks for a refactorisation
+    monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)  # ... that asks for a refactorisation
     monkeypatch.setattr(_block, "well_conditioned", lambda M: False)  # ... that finds it singular
     before = _state(block)
     with pytest.raises(DegeneratePivotError):
@@ -109,7 +109,7 @@ def test_the_search_skips_a_refused_edge_and_goes_on(monkeypatch):
         return real(self)
 
     monkeypatch.setattr(Block, "refactorise", refactorise)
-    monkeypatch.setattr(Block, "residual", lambda self: 1.0)
+    monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)
     res = gto.optimize(tree, X, y, max_iter=300, random_state=0, options={"paper": True})
     assert failing["n"] > 0
     assert res.nit >= 250  # refusals skipped, not the end of the walk

@@ -32,7 +32,8 @@ from numba import njit
 
 from tabu._select import best_admissible
 
-from ._block import CHECK_EVERY, PIVOT_RTOL, PIVOT_TOL, REFACTOR_EVERY, RESIDUAL_TOL, ZERO_TOL
+from . import _block
+from ._block import CHECK_EVERY, PIVOT_RTOL, PIVOT_TOL, REFACTOR_EVERY, ZERO_TOL
 from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one,
                        table_sums, vertex_update)
 
@@ -57,7 +58,7 @@ TreeArrays = namedtuple("TreeArrays", [
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
     "updates", "off", "ints", "floats", "counts", "best_theta"])
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
-F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE = range(6)
+F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL = range(7)
 
 #: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
 SearchArrays = namedtuple("SearchArrays", [
@@ -183,7 +184,7 @@ def walker_pivot(A, d, q, sigma, leave):
     code = block_step(A.Binv[d], _mat(A, A.G, d), A.H[d], _mat(A, A.rows_t, d), _rows(A, A.rhs, d), A.tight[d],
                       _rows(A, A.in_block, d), _rows(A, A.position, d), _rows(A, A.ybasic, d), q, leave, sigma, A.theta[d],
                       _rows(A, A.r, d), _rows(A, A.rabs, d), A.coord[d], A.n_coord[d], ZERO_TOL, PIVOT_TOL, False, check,
-                      RESIDUAL_TOL)
+                      A.floats[F_RESIDUAL])
     if code == 0:
         return 0
     if code == 2:
@@ -449,7 +450,8 @@ def tree_arrays(walker, max_iter):
     ints = np.array([P.blocks.n_theta, P.blocks.R, P.data.m, walker._width, P.p,
                      OBJECTIVE_CODE[walker.objective.name], 0, 0, 0, walker.exact_every],
                     dtype=np.int64)
-    floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0])
+    floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0,
+                       _block.RESIDUAL_TOL])
     buffers, off = adopt_blocks(blocks)
     ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
                for name in ("coord", "n_coord", "n_real", "updates")}
