@@ -279,15 +279,17 @@ def _switch_mode(st, it, k_stag, m_div, delta, zero_scale):
             st.mode, st.div_left = DIVERSIFY, m_div
 
 
-def _run_compiled(loop, walker, max_iter, callback, clock):
-    """Drive a walker's compiled loop in chunks of moves (at most ``CHUNK``, doubled
-    while a chunk takes under 10 ms, halved above 20 ms), checking the callback,
-    the time limit and Ctrl-C between chunks; returns the final state."""
+def _run_compiled(loop, walker, max_iter, callback, clock, every):
+    """Drive a walker's compiled loop in chunks of moves (doubled while a chunk
+    takes under 10 ms, halved above 20 ms, ending at multiples of ``every``),
+    checking the callback, the time limit and Ctrl-C between chunks; returns the
+    final state."""
     status, step = ITERATION_LIMIT, 1
     try:
         while loop.done < max_iter:
             t0 = time.perf_counter()
-            if not loop.run(min(max_iter, loop.done + step)):
+            aligned = (loop.done // every + 1) * every
+            if not loop.run(min(max_iter, loop.done + step, aligned)):
                 status = NO_MOVE
                 break
             took = time.perf_counter() - t0
@@ -330,7 +332,7 @@ def _result(walker, st, te, tl, k_stag, m_div):
 def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit=None,
            callback=None, *, tenure_enter=None, tenure_leave=None, delta=0.02, stagnation=0.10,
            diversification=0.15, rho=None, tol=1e-12, zero_scale=1e-12,
-           compiled=True) -> OptimizeResult:
+           compiled=True, callback_every=CHUNK) -> OptimizeResult:
     """Extreme point tabu search (Algorithm 5.2) driving ``walker``; rules in the module docstring.
 
     Parameters
@@ -344,9 +346,10 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     time_limit : float, optional
         Wall-clock seconds (checked every few iterations, at most 64).
     callback : callable, optional
-        ``callback(iteration, walker, best_value)`` after every move (with a
-        compiled loop, after every chunk of moves: at most ``CHUNK`` moves and
-        about 20 ms apart); a true return value stops the search.
+        ``callback(iteration, walker, best_value)`` after every move; with a
+        compiled loop, after every chunk of moves instead: chunks last about
+        10-20 ms and end at every multiple of ``callback_every`` moves.  A true
+        return value stops the search.
     tenure_enter, tenure_leave, delta, stagnation, diversification, rho
         Tabu parameters (module docstring).
     tol : float
@@ -357,6 +360,9 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
         Use the walker's compiled loop (:meth:`Walker.compiled_loop`) if it
         has one: the same moves, without the Python driver's per-move cost.
         False runs this module's Python driver, the reference.
+    callback_every : int
+        With a compiled loop, the iterations ``k * callback_every`` that the
+        callback sees for sure (chunks are at most ``CHUNK`` moves in any case).
 
     Returns
     -------
@@ -380,7 +386,8 @@ def search(walker: Walker, max_iter: int = 10_000, random_state=None, time_limit
     loop = walker.compiled_loop(max_iter, rng, (te, tl), k_stag, m_div, delta, zero_scale, tol,
                                 st.cur, st.rho) if compiled else None
     if loop is not None:
-        return _result(walker, _run_compiled(loop, walker, max_iter, callback, clock),
+        every = max(1, int(callback_every))
+        return _result(walker, _run_compiled(loop, walker, max_iter, callback, clock, every),
                        te, tl, k_stag, m_div)
     mem = _Memory(c)
     try:

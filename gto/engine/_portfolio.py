@@ -237,7 +237,7 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
         def callback(iteration, walker, value):
             return user(done + iteration, walker, value)
 
-    raced = []
+    raced, options = [], dict(search_options)
     if race is not None:  # end the run early when its fewest errors lag too far
         inner, (every, limit) = callback, race
 
@@ -247,8 +247,9 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
                 return True
             return bool(inner(iteration, walker, value)) if inner is not None else False
 
+        options["callback_every"] = every  # a compiled loop calls back at these iterations
     res = tabu.search(walker, max_iter=max_iter, random_state=rng, time_limit=_remaining(deadline),
-                      callback=callback, **search_options)
+                      callback=callback, **options)
     h = res.history
     counts = np.asarray(walker.counts[: len(h)], dtype=float)
     modes = np.full(len(h), "polish") if polish else np.array(EPTS_MODES)[h["mode"]]
