@@ -33,7 +33,7 @@ from numba import njit
 from tabu._select import best_admissible
 
 from . import _block
-from ._block import CHECK_EVERY, PIVOT_RTOL, PIVOT_TOL, REFACTOR_EVERY, ZERO_TOL
+from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one,
                        table_sums, vertex_update)
 
@@ -58,7 +58,8 @@ TreeArrays = namedtuple("TreeArrays", [
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
     "updates", "off", "ints", "floats", "counts", "best_theta"])
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
-F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL = range(7)
+(F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
+ F_ZERO_TOL) = range(10)
 
 #: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
 SearchArrays = namedtuple("SearchArrays", [
@@ -97,11 +98,19 @@ def finish(A, total, count):
     return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
 
 
+@njit(cache=True, inline="always")
+def _ratio_rows(A, d):
+    """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
+    return _mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d)
+
+
 @njit(cache=True)
 def refresh(A, d):
     """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense)."""
-    steps, leave = ratio_all(_mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d), PIVOT_TOL, PIVOT_RTOL)
-    edge_slots(steps, leave, steps, -1 - leave, A.tight[d], A.n_real[d], _rows(A, A.ybasic, d),
+    G, rabs, ybasic, in_block = _ratio_rows(A, d)
+    steps, leave = ratio_all(G, rabs, ybasic, in_block, A.floats[F_PIVOT_TOL],
+                             A.floats[F_PIVOT_RTOL])
+    edge_slots(steps, leave, steps, -1 - leave, A.tight[d], A.n_real[d], ybasic,
                A.ints[I_NTHETA] + A.row_start[d], A.ints[I_R], A.coord[d], A.n_coord[d], -1,
                A.valid, A.entering, A.leaving, A.coef, d * A.ints[I_WIDTH])
     A.fresh[d] = True
@@ -147,11 +156,12 @@ def locate(A, e):
         leaving = A.leaving[j]
         leave = leaving - n_theta - A.row_start[d]
         return True, d, q, sigma, leave - R if leave >= R else leave, leaving, A.coef[j]
-    step, leave = ratio_one(_mat(A, A.G, d), q, sigma, _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d), PIVOT_TOL,
-                            PIVOT_RTOL)
+    G, rabs, ybasic, in_block = _ratio_rows(A, d)
+    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, A.floats[F_PIVOT_TOL],
+                            A.floats[F_PIVOT_RTOL])
     if leave < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
-    leaving = n_theta + A.row_start[d] + leave + (0 if _rows(A, A.ybasic, d)[leave] else R)
+    leaving = n_theta + A.row_start[d] + leave + (0 if ybasic[leave] else R)
     return True, d, q, sigma, leave, leaving, sigma * step
 
 
@@ -177,27 +187,30 @@ def walker_pivot(A, d, q, sigma, leave):
     (block unchanged), 2 the residual check failed (block restored: Python must
     pivot, and refactorise)."""
     check = (A.updates[d] + 1) % CHECK_EVERY == 0
-    if check:
-        saved = (A.Binv[d].copy(), _mat(A, A.G, d).copy(), A.H[d].copy(), A.theta[d].copy(),
-                 _rows(A, A.r, d).copy(), _rows(A, A.rabs, d).copy(), A.tight[d].copy(), _rows(A, A.ybasic, d).copy(),
-                 _rows(A, A.in_block, d).copy(), _rows(A, A.position, d).copy())
-    code = block_step(A.Binv[d], _mat(A, A.G, d), A.H[d], _mat(A, A.rows_t, d), _rows(A, A.rhs, d), A.tight[d],
-                      _rows(A, A.in_block, d), _rows(A, A.position, d), _rows(A, A.ybasic, d), q, leave, sigma, A.theta[d],
-                      _rows(A, A.r, d), _rows(A, A.rabs, d), A.coord[d], A.n_coord[d], ZERO_TOL, PIVOT_TOL, False, check,
+    Binv, G, H, theta, tight = A.Binv[d], _mat(A, A.G, d), A.H[d], A.theta[d], A.tight[d]
+    r, rabs, ybasic, in_block = _rows(A, A.r, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), \
+        _rows(A, A.in_block, d)
+    position = _rows(A, A.position, d)
+    if check:  # a refactorisation may follow: Python redoes the pivot from here
+        saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
+                 tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
+    code = block_step(Binv, G, H, _mat(A, A.rows_t, d), _rows(A, A.rhs, d), tight, in_block,
+                      position, ybasic, q, leave, sigma, theta, r, rabs, A.coord[d],
+                      A.n_coord[d], A.floats[F_ZERO_TOL], A.floats[F_PIVOT_TOL], False, check,
                       A.floats[F_RESIDUAL])
     if code == 0:
         return 0
     if code == 2:
-        A.Binv[d][:] = saved[0]
-        _mat(A, A.G, d)[:] = saved[1]
-        A.H[d][:] = saved[2]
-        A.theta[d][:] = saved[3]
-        _rows(A, A.r, d)[:] = saved[4]
-        _rows(A, A.rabs, d)[:] = saved[5]
-        A.tight[d][:] = saved[6]
-        _rows(A, A.ybasic, d)[:] = saved[7]
-        _rows(A, A.in_block, d)[:] = saved[8]
-        _rows(A, A.position, d)[:] = saved[9]
+        Binv[:] = saved[0]
+        G[:] = saved[1]
+        H[:] = saved[2]
+        theta[:] = saved[3]
+        r[:] = saved[4]
+        rabs[:] = saved[5]
+        tight[:] = saved[6]
+        ybasic[:] = saved[7]
+        in_block[:] = saved[8]
+        position[:] = saved[9]
         return 2
     A.updates[d] += 1
     A.fresh[d] = False
@@ -451,7 +464,7 @@ def tree_arrays(walker, max_iter):
                      OBJECTIVE_CODE[walker.objective.name], 0, 0, 0, walker.exact_every],
                     dtype=np.int64)
     floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0,
-                       _block.RESIDUAL_TOL])
+                       _block.RESIDUAL_TOL, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL])
     buffers, off = adopt_blocks(blocks)
     ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
                for name in ("coord", "n_coord", "n_real", "updates")}

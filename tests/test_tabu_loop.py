@@ -1,0 +1,120 @@
+"""The compiled EPTS loop (gto.engine._tabu_loop) against the Python driver of tabu.search.
+
+The truth is tabu.search's Python driver (``compiled=False``) on a copy of the same
+walker: the compiled moves must be the same moves, vertex by vertex, with the same
+values, memories' effects, random tie-breaks and fewest-errors vertex.
+"""
+import copy
+
+import numpy as np
+import pytest
+
+import tabu
+from tabu.status import Status
+from gto.engine import _block
+from gto.engine._block import Block, SingularBlockError
+from gto.engine._long_step import LongStepWalker
+from test_walker import make_walker
+
+
+def _both(W, max_iter, seed=0, **kwargs):
+    """(result, walker) of the Python driver and of the compiled loop, from copies of W."""
+    out = []
+    for compiled in (False, True):
+        w = copy.deepcopy(W)
+        out.append((tabu.search(w, max_iter=max_iter, random_state=seed, compiled=compiled,
+                                **kwargs), w))
+    return out
+
+
+def _assert_same_walk(python, compiled):
+    (a, wa), (b, wb) = python, compiled
+    assert a.nit == b.nit and a.status == b.status and a.n_remakes == b.n_remakes
+    for field in ("value", "best", "mode"):
+        np.testing.assert_array_equal(a.history[field], b.history[field])
+    assert a.fun == b.fun and a.best_iteration == b.best_iteration
+    np.testing.assert_array_equal(a.x, b.x)
+    np.testing.assert_array_equal(a.basis, b.basis)
+    assert wa.counts == wb.counts
+    assert wa.best_count[:2] == wb.best_count[:2]
+    np.testing.assert_array_equal(wa.best_count[2], wb.best_count[2])
+    np.testing.assert_array_equal(wa.theta(), wb.theta())
+    np.testing.assert_array_equal(wa.basis(), wb.basis())
+    assert wa.value == wb.value and wa.pivots == wb.pivots
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("objective", ["product", "minimum", "count", "lexicographic"])
+def test_compiled_loop_makes_the_python_drivers_moves(objective, seed):
+    P, W, X, y = make_walker(seed, objective, p=1 + seed % 2, classes=(0, 1, 2)[: 2 + seed % 2])
+    W.exact_every = 7  # exact recomputations (pivots through Python) in the middle of the walk
+    python, compiled = _both(W, 400, seed)
+    assert python[0].nit == 400 and np.any(python[0].history["mode"] == 1)  # it diversified
+    _assert_same_walk(python, compiled)
+
+
+def test_compiled_loop_from_the_crossover_vertex_of_a_real_set():
+    import gto
+    import problems
+    from gto.engine._problem import TreeProblem
+    from gto.engine._starts import greedy_theta
+    from gto.engine._walker import walker_from_theta
+
+    X, y = problems.load("heart")
+    P = TreeProblem(gto.Tree.complete(2, [0, 1, 0, 1], X.shape[1]), X, y)
+    rng = np.random.default_rng(0)
+    W = walker_from_theta(P, greedy_theta(P, rng), P.objective("product"), rng)
+    _assert_same_walk(*_both(W, 700, 1))  # several refactorisations per block
+
+
+def test_refused_pivots_are_skipped_alike(monkeypatch):
+    """Refactorisations after every residual check, one in three found singular (the block
+    restored, the edge skipped), and pivots refused for a small pivot element."""
+    P, W, X, y = make_walker(5, "product", N=80)
+    real, calls = Block.refactorise, {"n": 0}
+
+    def refactorise(self):  # fails by the block's own state, alike in both runs
+        if getattr(self, "updates", 0):
+            calls["n"] += 1
+            if int(self.tight.sum()) % 3 == 0:  # the new block's rows
+                raise SingularBlockError("forced")
+        return real(self)
+
+    monkeypatch.setattr(Block, "refactorise", refactorise)
+    monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)  # every check asks for a refactorisation
+    monkeypatch.setattr(_block, "PIVOT_TOL", 0.05)  # many pivot elements count as zero
+    python, compiled = _both(W, 300, 2)
+    assert calls["n"] > 20 and python[0].nit == 300
+    _assert_same_walk(python, compiled)
+
+
+def test_callback_sees_the_asked_iterations_and_an_up_to_date_walker():
+    P, W, X, y = make_walker(2, "product")
+    seen = []
+
+    def callback(iteration, walker, best):
+        seen.append((iteration, walker.pivots, len(walker.counts), best))
+        return iteration >= 120
+
+    res = tabu.search(W, max_iter=500, random_state=0, callback=callback, callback_every=40)
+    assert res.status == Status.CALLBACK and res.nit == seen[-1][0] >= 120
+    assert {40, 80, 120} <= {it for it, *_ in seen}
+    for it, pivots, n_counts, best in seen:
+        assert pivots == it and n_counts == it + 1
+    assert seen[-1][3] == res.fun == res.history["best"][-1]
+
+
+def test_time_limit_ends_a_compiled_search():
+    P, W, X, y = make_walker(3, "product", N=200)
+    res = tabu.search(W, max_iter=10**7, random_state=0, time_limit=0.05)
+    assert res.status == Status.TIME_LIMIT and 0 < res.nit < 10**7 and res.success
+
+
+def test_sparse_vertices_and_long_steps_keep_the_python_driver():
+    _, sparse, _, _ = make_walker(0, sparse=True)
+    _, penalised, _, _ = make_walker(0, alpha=0.1)
+    _, W, _, _ = make_walker(0)
+    assert sparse.compiled_loop(10, None, (1, 1), 1, 1, 0.0, 0.0, 0.0, 0.0, 1.0) is None
+    assert penalised.compiled_loop(10, None, (1, 1), 1, 1, 0.0, 0.0, 0.0, 0.0, 1.0) is None
+    assert LongStepWalker.from_walker(W).compiled_loop(10, None, (1, 1), 1, 1, 0.0, 0.0, 0.0, 0.0,
+                                                       1.0) is None
