@@ -74,13 +74,13 @@ FP_DELTA, FP_ZERO, FP_TOL = range(3)
 
 # -- the walker ------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _rows(A, flat, d):
     """Decision d's part of a per-row array of the blocks (``A.off``: where each starts)."""
     return flat[A.off[d]:A.off[d + 1]]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _mat(A, flat, d):
     """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
     m = A.ints[I_M]
@@ -98,7 +98,7 @@ def finish(A, total, count):
     return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ratio_rows(A, d):
     """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
     return _mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d)

@@ -35,6 +35,7 @@ from tabu.walker import Walker
 
 from ._block import DegeneratePivotError
 from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update, within_budget
+from ._tabu_loop import CompiledLoop
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -137,8 +138,6 @@ class TreeWalker(Walker):
         as there), on dense vertices; None with a penalty or coordinate rows."""
         if self._alpha or self.problem.blocks.n_coord:
             return None
-        from ._tabu_loop import CompiledLoop
-
         return CompiledLoop(self, *args)
 
     def candidates(self):
