@@ -436,9 +436,13 @@ STACKED = ("Binv", "theta", "tight")
 FLAT = ("G", "_rows_t", "rhs", "in_block", "position", "ybasic", "r", "rabs")
 
 
-def adopt_blocks(blocks):
+def adopt_blocks(blocks, previous=None):
     """Move the blocks' arrays into shared buffers (each block keeps views into
-    them, which it changes in place); returns ``(buffers, off)``."""
+    them, which it changes in place); returns ``(buffers, off)``.  ``previous``:
+    such a pair, returned as it is if the blocks still view it."""
+    if previous is not None and all(getattr(b, name).base is previous[0][name]
+                                    for b in blocks for name in STACKED + FLAT):
+        return previous
     sizes = [b.rows.shape[0] for b in blocks]
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     buffers = {}
@@ -465,7 +469,8 @@ def tree_arrays(walker, max_iter):
                     dtype=np.int64)
     floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0,
                        _block.RESIDUAL_TOL, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL])
-    buffers, off = adopt_blocks(blocks)
+    walker._adopted = adopt_blocks(blocks, getattr(walker, "_adopted", None))
+    buffers, off = dict(walker._adopted[0]), walker._adopted[1]
     ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
                for name in ("coord", "n_coord", "n_real", "updates")}
     L = P.layout
