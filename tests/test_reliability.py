@@ -248,6 +248,89 @@ def test_cli_jobs_above_the_cores_refused(data_csv, tmp_path, capsys):
     assert "--jobs" in capsys.readouterr().err
 
 
+# The resource trackers of multiprocessing and loky are one per process (not workers): they
+# hold no work and end with the process, so the in-process checks leave them out.
+WATCH_WORKERS = r"""
+import json, sys, threading, time
+import numpy as np, psutil
+import gto
+me, seen, done = psutil.Process(), set(), threading.Event()
+def workers():
+    kids = []
+    for c in me.children(recursive=True):
+        try:
+            if "resource_tracker" not in " ".join(c.cmdline()):
+                kids.append(c.pid)
+        except psutil.Error:
+            pass
+    return kids
+def watch():
+    while not done.is_set():
+        seen.update(workers())
+        time.sleep(0.005)
+watcher = threading.Thread(target=watch)
+watcher.start()
+rng = np.random.default_rng(0)
+X = rng.normal(size=(80, 3))
+y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+res = gto.optimize(gto.Tree.complete(2, [0, 1], 3), X, y, n_jobs=int(sys.argv[1]), restarts=2,
+                   max_iter=300, random_state=0)
+done.set()
+watcher.join()
+print(json.dumps({"started": len(seen), "left": workers(), "nfev": len(res.restarts)}))
+"""
+
+
+def _watched_optimize(n_jobs):
+    out = subprocess.run([sys.executable, "-c", WATCH_WORKERS, str(n_jobs)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_no_worker_process_outlives_optimize():
+    seen = _watched_optimize(2)
+    assert seen["started"] == 2  # the restarts did run in workers
+    assert seen["left"] == []
+
+
+def test_workers_started_are_counted_by_the_processes_seen():
+    seen = _watched_optimize(8)  # two restarts: two workers, not eight
+    assert 1 <= seen["started"] <= 2
+    assert seen["left"] == []
+
+
+SUBREAPER = r"""
+import ctypes, os, subprocess, sys, time
+import psutil
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come here
+code = subprocess.run([sys.executable, "-m", "gto"] + sys.argv[1:]).returncode
+def alive():
+    try:  # reap the orphans that ended (they are this process's children now)
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    return [p for p in psutil.Process().children(recursive=True)
+            if p.status() != psutil.STATUS_ZOMBIE]
+for _ in range(100):  # a resource tracker sees its parent gone within moments
+    if not alive():
+        break
+    time.sleep(0.05)
+print(code, len(alive()))
+"""
+
+
+def test_no_process_outlives_the_cli_with_jobs(data_csv, tmp_path):
+    out = subprocess.run([sys.executable, "-c", SUBREAPER, "fit", str(data_csv), "--jobs", "2",
+                          "--restarts", "2", "--max-iter", "50", "-q", "-o",
+                          str(tmp_path / "m.json")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "0"], out.stderr  # exit 0, no process left behind
+
+
 # -- sizes that cannot fit ---------------------------------------------------------------------
 def test_a_tree_too_big_for_memory_refused_at_once(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(_memory, "available_bytes", lambda: 16 * 2**30)
