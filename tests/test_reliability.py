@@ -252,8 +252,10 @@ def test_cli_jobs_above_the_cores_refused(data_csv, tmp_path, capsys):
 # hold no work and end with the process, so the in-process checks leave them out.
 WATCH_WORKERS = r"""
 import json, sys, threading, time
-import numpy as np, psutil
+import joblib, numpy as np, psutil
 import gto
+if len(sys.argv) > 2:  # pretend to have that many cores: only the work caps the workers
+    joblib.cpu_count = lambda *args, **kwargs: int(sys.argv[2])
 me, seen, done = psutil.Process(), set(), threading.Event()
 def workers():
     kids = []
@@ -281,8 +283,9 @@ print(json.dumps({"started": len(seen), "left": workers(), "nfev": len(res.resta
 """
 
 
-def _watched_optimize(n_jobs):
-    out = subprocess.run([sys.executable, "-c", WATCH_WORKERS, str(n_jobs)], cwd=ROOT,
+def _watched_optimize(n_jobs, *cores):
+    out = subprocess.run([sys.executable, "-c", WATCH_WORKERS, str(n_jobs), *map(str, cores)],
+                         cwd=ROOT,
                          capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": ROOT})
     assert out.returncode == 0, out.stderr
@@ -296,7 +299,7 @@ def test_no_worker_process_outlives_optimize():
 
 
 def test_workers_started_are_counted_by_the_processes_seen():
-    seen = _watched_optimize(8)  # two restarts: two workers, not eight
+    seen = _watched_optimize(8, 64)  # two restarts on 64 cores: two workers, not eight
     assert 1 <= seen["started"] <= 2
     assert seen["left"] == []
 
