@@ -214,6 +214,53 @@ def test_a_time_limit_that_passes_in_the_start_returns_the_start(monkeypatch):
     assert res.n_errors == np.sum(res.tree.predict(X) != y)
 
 
+# -- many features ----------------------------------------------------------------------------
+def test_the_diagonal_scaling_of_many_features_stays_a_vector():
+    import tracemalloc
+
+    from gto.engine._scaling import Scaler
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3000)) * rng.uniform(0.1, 10, 3000)
+    X[:, 7] = 2.5  # a constant feature: weight 0
+    tracemalloc.start()
+    scaler = Scaler(X, diagonal=True)
+    Z = scaler.transform(X)
+    W, gamma = rng.normal(size=(3, 3000)), rng.normal(size=3)
+    back = scaler.to_original(W, gamma)
+    again = scaler.to_scaled(*back)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3000 * 3000 * 8 / 10  # no n x n matrix (72 MB)
+    # the literal map: u = (x - c) / s, x' = (u - mean) / std per feature
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    half = (hi - lo) / 2
+    U = np.where(half > 0, (X - (lo + hi) / 2) / np.where(half > 0, half, 1), 0.0)
+    std = U.std(axis=0)
+    literal = (U - U.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    assert np.allclose(Z, literal, atol=1e-9)
+    assert np.allclose(X @ back[0].T - back[1], Z @ W.T - gamma, atol=1e-8)  # same decisions
+    W[:, 7] = 0.0  # (a constant feature's weight goes into the threshold)
+    assert np.allclose(again[0][:, np.arange(3000) != 7], W[:, np.arange(3000) != 7])
+
+
+@pytest.mark.parametrize("m", [401, 900])
+def test_large_blocks_condition_estimate_agrees_with_the_svd(m):
+    from gto.engine._lp_kernels import EXACT_COND_MAX, norm2_estimate, well_conditioned
+
+    assert m > EXACT_COND_MAX
+    rng = np.random.default_rng(m)
+    for gap in (1e-3, 1e-9, 1e-13, 0.0):
+        M = rng.normal(size=(m, m))
+        M[:, 0] = M[:, 1] + gap * rng.normal(size=m)  # columns a gap apart
+        s = np.linalg.svd(M, compute_uv=False)
+        cond = s[0] / s[-1] if s[-1] > 0 else np.inf
+        if cond < 1e15:  # beyond, both are rounding noise (and far above MAX_COND)
+            estimate = norm2_estimate(M, 40) * norm2_estimate(np.linalg.inv(M), 40)
+            assert cond / 1.1 <= estimate <= cond * (1 + 1e-9)
+        assert well_conditioned(M, _block.MAX_COND) == (cond <= _block.MAX_COND)
+
+
 # -- workers --------------------------------------------------------------------------------
 def test_workers_capped_by_the_work_and_the_cores(monkeypatch):
     import joblib
