@@ -246,7 +246,7 @@ def test_the_diagonal_scaling_of_many_features_stays_a_vector():
 
 @pytest.mark.parametrize("m", [401, 900])
 def test_large_blocks_condition_estimate_agrees_with_the_svd(m):
-    from gto.engine._lp_kernels import EXACT_COND_MAX, norm2_estimate, well_conditioned
+    from gto.engine._lp_kernels import EXACT_COND_MAX, POWER_STEPS, norm2_estimate, well_conditioned
 
     assert m > EXACT_COND_MAX
     rng = np.random.default_rng(m)
@@ -256,7 +256,7 @@ def test_large_blocks_condition_estimate_agrees_with_the_svd(m):
         s = np.linalg.svd(M, compute_uv=False)
         cond = s[0] / s[-1] if s[-1] > 0 else np.inf
         if cond < 1e15:  # beyond, both are rounding noise (and far above MAX_COND)
-            estimate = norm2_estimate(M, 40) * norm2_estimate(np.linalg.inv(M), 40)
+            estimate = norm2_estimate(M, POWER_STEPS) * norm2_estimate(np.linalg.inv(M), POWER_STEPS)
             assert cond / 1.1 <= estimate <= cond * (1 + 1e-9)
         assert well_conditioned(M, _block.MAX_COND) == (cond <= _block.MAX_COND)
 
