@@ -124,11 +124,9 @@ def drop_direction(Q, nq, a, dep_rtol):
     rows with ``a``).  O(m nq) instead of an SVD of the tight rows."""
     m = Q.shape[0]
     u = np.zeros(nq)
-    for c in range(nq):
-        acc = 0.0
-        for j in range(m):
-            acc += Q[j, c] * a[j]
-        u[c] = acc
+    for j in range(m):  # row by row: Q is C-ordered (each sum keeps its order of terms)
+        for c in range(nq):
+            u[c] += Q[j, c] * a[j]
     norm_u = np.sqrt(u @ u)
     if nq == 0 or norm_u <= dep_rtol * np.sqrt(a @ a):
         return -1
@@ -144,8 +142,9 @@ def drop_direction(Q, nq, a, dep_rtol):
         f = 2.0 * acc / hh
         for c in range(nq):
             Q[j, c] -= f * h[c]
-    for c in range(1, nq):
-        Q[:, c - 1] = Q[:, c]
+    for j in range(m):
+        for c in range(1, nq):
+            Q[j, c - 1] = Q[j, c]
     return nq - 1
 
 
@@ -192,14 +191,15 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
         if given:
             v = direction.copy()
             given = False
-        else:  # -theta projected on the null space of the tight rows
+        else:  # -theta projected on the null space of the tight rows (Q row by row)
+            coef = np.zeros(nq)
+            for j in range(m):
+                for c in range(nq):
+                    coef[c] -= Q[j, c] * theta[j]
             v = np.zeros(m)
-            for c in range(nq):
-                coef = 0.0
-                for j in range(m):
-                    coef -= Q[j, c] * theta[j]
-                for j in range(m):
-                    v[j] += coef * Q[j, c]
+            for j in range(m):
+                for c in range(nq):
+                    v[j] += coef[c] * Q[j, c]
             if np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
                 out[:, :] = Q
                 return NEEDS_DIRECTION, k, nq
