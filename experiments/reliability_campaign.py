@@ -152,8 +152,9 @@ def campaign(quick):
                        "--time-limit 5 -o t.json", 0, "time limit reached"),
                       ("fit 5000 x 500 --time-limit 30", f"{PY} fit big5000.csv "
                        "--time-limit 30 -o t5.json", 0, "time limit reached"),
-                      ("Ctrl-C 15 s into fit 5000 x 500", f"timeout --preserve-status -s INT 15 {PY} fit "
-                       "big5000.csv --time-limit 30 -o c5.json", 130, "interrupted"),
+                      ("Ctrl-C 15 s into fit 5000 x 500", "timeout --preserve-status -s INT "
+                       f"15 {PY} fit big5000.csv --time-limit 30 -o c5.json", 130,
+                       "interrupted"),
                       ("fit 20 x 3000 --init cart", f"{PY} fit wide3000.csv --init cart "
                        "-o w.json", 0, None)]
         for name, command, code, check in cases:

@@ -40,12 +40,13 @@ POWER_STEPS = 40
 
 
 @njit(cache=True)
-def well_conditioned(M, max_cond, Minv=np.empty((0, 0))):
+def well_conditioned(M, max_cond, Minv):
     """True if the rows of ``M`` (k x m, k <= m) are independent within ``max_cond``.
 
     Exact (an SVD) up to ``EXACT_COND_MAX`` columns or when M is not square;
     above, ``|M|_2 |M^-1|_2`` by :func:`norm2_estimate` with the inverse ``Minv``
-    if given (a block's own ``Binv``), else a fresh one (singular: False)."""
+    if it is m x m (a block's own ``Binv``), else (pass a 0 x 0 array) a fresh
+    one (singular: False)."""
     k, m = M.shape
     if k < m or m <= EXACT_COND_MAX:
         _, s, _ = np.linalg.svd(M, full_matrices=False)
