@@ -146,8 +146,17 @@ def campaign(quick):
         cases = list(CASES)
         if not quick:
             _big(folder, 3000, 300, "big3000.csv")
-            cases.append(("fit 3000 x 300 --time-limit 5", f"{PY} fit big3000.csv "
-                          "--time-limit 5 -o t.json", 0, "time limit reached"))
+            _big(folder, 5000, 500, "big5000.csv")
+            _big(folder, 20, 3000, "wide3000.csv")
+            cases += [("fit 3000 x 300 --time-limit 5", f"{PY} fit big3000.csv "
+                       "--time-limit 5 -o t.json", 0, "time limit reached"),
+                      ("fit 5000 x 500 --time-limit 30", f"{PY} fit big5000.csv "
+                       "--time-limit 30 -o t5.json", 0, "time limit reached"),
+                      ("Ctrl-C 15 s into fit 5000 x 500", "timeout --preserve-status -s INT "
+                       f"15 {PY} fit big5000.csv --time-limit 30 -o c5.json", 130,
+                       "interrupted"),
+                      ("fit 20 x 3000 --init cart", f"{PY} fit wide3000.csv --init cart "
+                       "-o w.json", 0, None)]
         for name, command, code, check in cases:
             before = {n: open(os.path.join(folder, n), "rb").read()
                       for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n))}

@@ -214,6 +214,53 @@ def test_a_time_limit_that_passes_in_the_start_returns_the_start(monkeypatch):
     assert res.n_errors == np.sum(res.tree.predict(X) != y)
 
 
+# -- many features ----------------------------------------------------------------------------
+def test_the_diagonal_scaling_of_many_features_stays_a_vector():
+    import tracemalloc
+
+    from gto.engine._scaling import Scaler
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3000)) * rng.uniform(0.1, 10, 3000)
+    X[:, 7] = 2.5  # a constant feature: weight 0
+    tracemalloc.start()
+    scaler = Scaler(X, diagonal=True)
+    Z = scaler.transform(X)
+    W, gamma = rng.normal(size=(3, 3000)), rng.normal(size=3)
+    back = scaler.to_original(W, gamma)
+    again = scaler.to_scaled(*back)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3000 * 3000 * 8 / 10  # no n x n matrix (72 MB)
+    # the literal map: u = (x - c) / s, x' = (u - mean) / std per feature
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    half = (hi - lo) / 2
+    U = np.where(half > 0, (X - (lo + hi) / 2) / np.where(half > 0, half, 1), 0.0)
+    std = U.std(axis=0)
+    literal = (U - U.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    assert np.allclose(Z, literal, atol=1e-9)
+    assert np.allclose(X @ back[0].T - back[1], Z @ W.T - gamma, atol=1e-8)  # same decisions
+    W[:, 7] = 0.0  # (a constant feature's weight goes into the threshold)
+    assert np.allclose(again[0][:, np.arange(3000) != 7], W[:, np.arange(3000) != 7])
+
+
+@pytest.mark.parametrize("m", [401, 900])
+def test_large_blocks_condition_estimate_agrees_with_the_svd(m):
+    from gto.engine._lp_kernels import EXACT_COND_MAX, POWER_STEPS, norm2_estimate, well_conditioned
+
+    assert m > EXACT_COND_MAX
+    rng = np.random.default_rng(m)
+    for gap in (1e-3, 1e-9, 1e-13, 0.0):
+        M = rng.normal(size=(m, m))
+        M[:, 0] = M[:, 1] + gap * rng.normal(size=m)  # columns a gap apart
+        s = np.linalg.svd(M, compute_uv=False)
+        cond = s[0] / s[-1] if s[-1] > 0 else np.inf
+        if cond < 1e15:  # beyond, both are rounding noise (and far above MAX_COND)
+            estimate = norm2_estimate(M, POWER_STEPS) * norm2_estimate(np.linalg.inv(M), POWER_STEPS)
+            assert cond / 1.1 <= estimate <= cond * (1 + 1e-9)
+        assert well_conditioned(M, _block.MAX_COND, np.empty((0, 0))) == (cond <= _block.MAX_COND)
+
+
 # -- workers --------------------------------------------------------------------------------
 def test_workers_capped_by_the_work_and_the_cores(monkeypatch):
     import joblib
@@ -246,6 +293,92 @@ def test_cli_jobs_above_the_cores_refused(data_csv, tmp_path, capsys):
         main(["fit", str(data_csv), "--jobs", "10000", "-o", str(tmp_path / "m.json")])
     assert exc.value.code == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+# The resource trackers of multiprocessing and loky are one per process (not workers): they
+# hold no work and end with the process, so the in-process checks leave them out.
+WATCH_WORKERS = r"""
+import json, sys, threading, time
+import joblib, numpy as np, psutil
+import gto
+if len(sys.argv) > 2:  # pretend to have that many cores: only the work caps the workers
+    joblib.cpu_count = lambda *args, **kwargs: int(sys.argv[2])
+me, seen, done = psutil.Process(), set(), threading.Event()
+def workers():
+    kids = []
+    for c in me.children(recursive=True):
+        try:
+            if "resource_tracker" not in " ".join(c.cmdline()):
+                kids.append(c.pid)
+        except psutil.Error:
+            pass
+    return kids
+def watch():
+    while not done.is_set():
+        seen.update(workers())
+        time.sleep(0.005)
+watcher = threading.Thread(target=watch)
+watcher.start()
+rng = np.random.default_rng(0)
+X = rng.normal(size=(80, 3))
+y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+res = gto.optimize(gto.Tree.complete(2, [0, 1], 3), X, y, n_jobs=int(sys.argv[1]), restarts=2,
+                   max_iter=300, random_state=0)
+done.set()
+watcher.join()
+print(json.dumps({"started": len(seen), "left": workers(), "nfev": len(res.restarts)}))
+"""
+
+
+def _watched_optimize(n_jobs, *cores):
+    out = subprocess.run([sys.executable, "-c", WATCH_WORKERS, str(n_jobs), *map(str, cores)],
+                         cwd=ROOT,
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_no_worker_process_outlives_optimize():
+    seen = _watched_optimize(2)
+    assert seen["started"] == 2  # the restarts did run in workers
+    assert seen["left"] == []
+
+
+def test_workers_started_are_counted_by_the_processes_seen():
+    seen = _watched_optimize(8, 64)  # two restarts on 64 cores: two workers, not eight
+    assert 1 <= seen["started"] <= 2
+    assert seen["left"] == []
+
+
+SUBREAPER = r"""
+import ctypes, os, subprocess, sys, time
+import psutil
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come here
+code = subprocess.run([sys.executable, "-m", "gto"] + sys.argv[1:]).returncode
+def alive():
+    try:  # reap the orphans that ended (they are this process's children now)
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    return [p for p in psutil.Process().children(recursive=True)
+            if p.status() != psutil.STATUS_ZOMBIE]
+for _ in range(100):  # a resource tracker sees its parent gone within moments
+    if not alive():
+        break
+    time.sleep(0.05)
+print(code, len(alive()))
+"""
+
+
+def test_no_process_outlives_the_cli_with_jobs(data_csv, tmp_path):
+    out = subprocess.run([sys.executable, "-c", SUBREAPER, "fit", str(data_csv), "--jobs", "2",
+                          "--restarts", "2", "--max-iter", "50", "-q", "-o",
+                          str(tmp_path / "m.json")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "0"], out.stderr  # exit 0, no process left behind
 
 
 # -- sizes that cannot fit ---------------------------------------------------------------------

@@ -42,6 +42,7 @@ from ..engine._problem import WALK_OBJECTIVES as OBJECTIVES
 from ..learners._estimator import INITS  # (``import gto`` has loaded them already)
 from ..learners._optimize import METHODS
 from ..utils._validation import check_sample_weight
+from ..utils._workers import stop_workers
 from ._files import DataError, check_writable, load_model, read_table, write_text_atomic
 
 EXPERIMENTS = ("table1", "figure4", "plots")
@@ -656,7 +657,7 @@ def main(argv=None):
         _error("interrupted", prefix="gto: ")
         return 130
     finally:
-        _stop_workers()
+        stop_workers()  # none outlive the command (also after Ctrl-C)
 
 
 def _error(message, prefix="gto: error: "):
@@ -666,10 +667,3 @@ def _error(message, prefix="gto: error: "):
     if sys.stderr is not None:
         print(prefix + printable(message), file=sys.stderr)
 
-
-def _stop_workers():
-    """Shut joblib's reusable worker processes down (``--jobs``), so none outlive the command."""
-    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
-    executor = getattr(reusable, "_executor", None)
-    if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)

@@ -48,11 +48,14 @@ RESIDUAL_TOL = 1e-8  # ||M theta - 1||_inf that forces a refactorisation
 MAX_COND = 1e13  # a block more ill-conditioned than this counts as singular
 
 
-def well_conditioned(M):
+def well_conditioned(M, Minv=None):
     """True if the rows ``M`` are independent within ``MAX_COND`` (the one test of
-    when a block, or a block about to be, counts as singular)."""
+    when a block, or a block about to be, counts as singular); ``Minv``, M's inverse
+    if known, spares a large block a second one (see
+    :func:`gto.engine._lp_kernels.well_conditioned`)."""
     M = np.ascontiguousarray(M, dtype=float)
-    return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND))
+    Minv = np.empty((0, 0)) if Minv is None else np.ascontiguousarray(Minv, dtype=float)
+    return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND, Minv))
 
 
 class SingularBlockError(ValueError):
@@ -98,7 +101,7 @@ class Block:
             Binv = np.linalg.inv(M)
         except np.linalg.LinAlgError:
             raise SingularBlockError("tight triples are not affinely independent") from None
-        if not np.all(np.isfinite(Binv)) or not well_conditioned(M):
+        if not np.all(np.isfinite(Binv)) or not well_conditioned(M, Binv):
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
         # in place once allocated: a compiled search holds these arrays (gto.engine._tabu_loop)
         self._put("Binv", Binv)

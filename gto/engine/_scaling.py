@@ -32,10 +32,10 @@ class Scaler:
         scale[scale == 0] = 1.0
         n = X.shape[1]
         V = np.zeros((n, 0))
+        self.diagonal = None  # V = diag(self.diagonal), kept as a vector (n x n would not fit)
         if diagonal:  # keep the features themselves (sparse weights); constant ones stay 0
-            d = np.ones(n)
-            d[self.varying] = 1.0 / scale
-            V = np.diag(d)
+            self.diagonal = np.ones(n)
+            self.diagonal[self.varying] = 1.0 / scale
         elif U.shape[1]:
             _, sv, Vt = np.linalg.svd(centred / scale, full_matrices=False)
             rank = int(np.sum(sv > rtol * max(sv[0], 1e-300)))
@@ -48,7 +48,7 @@ class Scaler:
         self.V = V
         self.mean = np.zeros(n)
         self.mean[self.varying] = self.mean2
-        self.n_components = V.shape[1]
+        self.n_components = n if diagonal else V.shape[1]
 
     def _unit(self, X):
         """``(X - c) / s`` per feature without overflow; constant features give 0."""
@@ -56,7 +56,8 @@ class Scaler:
         return np.where(self.half_range > 0, (0.5 * X - 0.5 * self.center) / s, 0.0)
 
     def transform(self, X):
-        return (self._unit(np.asarray(X, dtype=float)) - self.mean) @ self.V
+        centred = self._unit(np.asarray(X, dtype=float)) - self.mean
+        return centred * self.diagonal if self.diagonal is not None else centred @ self.V
 
     def to_original(self, W_scaled, gamma_scaled):
         """(W, gamma) in original units giving the same decision values.
@@ -64,7 +65,7 @@ class Scaler:
         With ``a = V w'``: ``x' @ w' - g' = u @ a - (g' + mean @ a)`` and
         ``u @ a = x @ (a / s) - c @ (a / s)``.
         """
-        A = W_scaled @ self.V.T
+        A = W_scaled * self.diagonal if self.diagonal is not None else W_scaled @ self.V.T
         W = np.where(self.varying, A / np.where(self.varying, self.half_range, 1.0), 0.0)
         return W, gamma_scaled + A @ self.mean + W @ self.center
 
@@ -79,5 +80,7 @@ class Scaler:
         W = np.asarray(W, dtype=float)
         shift = W @ self.center  # constant features enter through the threshold
         A = np.where(self.varying, W * self.half_range, 0.0)
+        if self.diagonal is not None:
+            return A / self.diagonal, gamma - A @ self.mean - shift
         W_scaled = np.linalg.lstsq(self.V, A.T, rcond=None)[0].T
         return W_scaled, gamma - A @ self.mean - shift

@@ -27,7 +27,7 @@ from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
 from ..utils._validation import check_sample_weight, non_numeric
-from ..utils._workers import capped_jobs
+from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import DEEP_SHARE, choose_depth, may_compare
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
@@ -444,8 +444,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 for params in grid for train, test in folds]
         with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
                       force=True) as bar:  # verbose: a bar over the CV fits, as they end
-            scores = [bar.update() or s
-                      for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
+            with no_workers_left():
+                scores = [bar.update() or s
+                          for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
         return np.array(scores).reshape(len(grid), len(folds))
 
     def fit(self, X, y, sample_weight=None):

@@ -32,7 +32,7 @@ from ..model.tree import Tree, as_tree
 from ..utils._interrupt import StopRequest, limits, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
 from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_fit_data, non_numeric
-from ..utils._workers import capped_jobs, check_n_jobs
+from ..utils._workers import capped_jobs, check_n_jobs, no_workers_left
 from ..utils.status import Status
 from ._leaves import LEAVES, check_leaves, optimize_free
 from ._one_group import one_group_tree
@@ -517,10 +517,11 @@ def _run_starts(runs, problem, kinds, seeds, deadline, n_jobs, track, tree, obje
                     return runs
         else:
             workers = capped_jobs(n_jobs, len(jobs))
-            for run in Parallel(n_jobs=workers, return_as="generator")(jobs):
-                if run is not None:
-                    runs.append(run)
-                    _report(runs, restarts, verbose, bar, len(runs))
+            with no_workers_left():
+                for run in Parallel(n_jobs=workers, return_as="generator")(jobs):
+                    if run is not None:
+                        runs.append(run)
+                        _report(runs, restarts, verbose, bar, len(runs))
         if stop.is_set() or (deadline is not None and time.time() > deadline):
             break
     return runs

@@ -11,6 +11,8 @@ active backend allows otherwise (a Dask cluster under
 from __future__ import annotations
 
 import numbers
+import sys
+from contextlib import contextmanager
 
 import joblib
 
@@ -40,3 +42,31 @@ def capped_jobs(n_jobs, n_tasks):
     if type(backend).__name__ in LOCAL_BACKENDS:
         workers = min(workers, joblib.cpu_count())
     return max(1, min(workers, int(n_tasks)))
+
+
+def _reusable_executor():
+    """loky's reusable executor (joblib's default workers) if one is running, else None."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    return getattr(reusable, "_executor", None)
+
+
+def stop_workers():
+    """Shut loky's reusable worker processes down now (they otherwise idle 300 s)."""
+    executor = _reusable_executor()
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
+
+
+@contextmanager
+def no_workers_left():
+    """Around a ``joblib.Parallel`` run: if the run started loky's reusable workers
+    (none were running before), shut them down when it ends, normally or not, so that
+    no worker process outlives the call.  Workers the caller already had are left
+    running for the caller (joblib reuses them)."""
+    before = _reusable_executor()
+    try:
+        yield
+    finally:
+        after = _reusable_executor()
+        if after is not None and after is not before:
+            after.shutdown(wait=True, kill_workers=True)
