@@ -52,7 +52,7 @@ CV_POINTS = 2000
 #: moves (they rank the grid points; the refit of the chosen one runs them all)
 CV_ITER_SHARE = 0.1
 #: restarts of a contender's searches in the second stage of the internal CV
-CONTENDER_RESTARTS = 3
+CONTENDER_RESTARTS = 2
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
@@ -166,7 +166,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
         ``rank_test_score``; None when nothing was selected (no "auto"
-        parameter, or too few points per class).
+        parameter, or too few points per class).  A searched point's scores are
+        NaN where successive halving did not run it (:meth:`_halving`: beside a
+        linear-SVM tree perfect on every fold, or on the folds after it could no
+        longer be chosen); such a mean ranks last.
     best_index_ : int or None
         Index of the chosen grid point in ``cv_results_``.
     classes_ : ndarray
