@@ -561,7 +561,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        return choose_depth(self, X, y, sample_weight, _left(self.time_limit, t0))  # depth >= 3: the deeper tree if it pays
+        # depth >= 3: the deeper tree if it pays
+        return choose_depth(self, X, y, sample_weight, _left(self.time_limit, t0))
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
