@@ -79,7 +79,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         the data: with ``svm`` on, among the linear-SVM trees and the searches
         of ``SVM_ALPHA_GRID`` (the alpha-0 search's restarts start from the SVM
         tree of ``SVM_START_C``, the greedy LP tree and CART), by successive
-        halving (:meth:`_select`); without, among the searches of
+        halving (:meth:`_halving`); without, among the searches of
         ``ALPHA_GRID``.  A number is used as given.  (Defaults and the
         measurements behind them: docs/speed.md.)
     max_features : int >= 1, None or "auto", default None
