@@ -105,3 +105,32 @@ def test_a_searched_choice_on_a_subsample_refits_from_its_best_fold_tree(monkeyp
     monkeypatch.setattr(E, "CV_POINTS", 4000)
     gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
     assert all(c[1] == 3 for c in calls if c[0] == len(y))
+
+
+def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
+    """First stage: a searched point stops after the first fold from which its mean can
+    no longer reach the best SVM tree's mean minus that one's standard error (the bar
+    of a contender), so it can be neither chosen nor a contender; the choice is the
+    one-standard-error rule over the SVM trees."""
+    from sklearn.preprocessing import MinMaxScaler
+
+    import problems
+
+    X, y = problems.load("wdbc")
+    X = MinMaxScaler().fit_transform(X)
+    clf = gto.GTOClassifier(random_state=0, max_iter=300).fit(X, y)
+    res = clf.cv_results_
+    n_folds = 5
+    scores = np.array([res[f"split{k}_test_score"] for k in range(n_folds)]).T
+    svm = np.isnan(res["param_alpha"])
+    best = np.argmax(scores[svm].mean(axis=1))
+    bar = scores[svm][best].mean() - scores[svm][best].std(ddof=1) / np.sqrt(n_folds)
+    row = scores[~svm][0]
+    run = int(np.sum(~np.isnan(row)))
+    assert 1 <= run < n_folds and np.isnan(row[run:]).all()
+    assert not E._can_win(row[:run], n_folds, bar, False)
+    assert all(E._can_win(row[:k], n_folds, bar, False) for k in range(run))
+    assert row[:run].mean() < bar  # and by hand: even all-perfect later folds fall short
+    assert (row[:run].sum() + n_folds - run) / n_folds < bar
+    complexity = [E._complexity(p, X.shape[1]) for p in np.array(res["params"])[svm]]
+    assert clf.best_index_ == np.flatnonzero(svm)[E.one_standard_error(scores[svm], complexity)]

@@ -430,11 +430,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         ``cv_iter(max_iter)`` moves per fold; one whose mean is then within one
         standard error of the best SVM tree's or above (:func:`_contenders`) is
         scored again with ``max_iter`` moves and up to ``CONTENDER_RESTARTS``
-        restarts, the first from its first-stage tree of that fold, fold by fold
-        (``n_jobs`` folds at a time), while it can still be chosen over the best
-        SVM tree whatever it scores on the folds left (:func:`_can_win`; a
-        contender stopped so keeps NaN on those folds, and the first stage's
-        scores are replaced)."""
+        restarts, the first from its first-stage tree of that fold, while it can
+        still be chosen over the best SVM tree whatever it scores on the folds
+        left (:func:`_can_win`; the first stage's scores are replaced).  Both
+        stages run fold by fold (:meth:`_race_folds`); the first stops a searched
+        point once its mean cannot reach the contenders' bar any more.  A point
+        stopped keeps NaN on the folds it did not run."""
         t0 = time.perf_counter()
         svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
         searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
@@ -447,26 +448,38 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if not searched or (one_se and target >= 1 - 1e-12):
             return scores, trees
         first = (cv_iter(self.max_iter), 1)  # one short restart
-        scores[searched], trees[searched] = self._scores(
-            tree, X, y, w, [grid[i] for i in searched], folds, _left(time_limit, t0), first)
+        svm_best = max(svm, key=lambda i: scores[i].mean())
+        reach = target - scores[svm_best].std(ddof=1) / np.sqrt(len(folds))  # _contenders' bar
+        self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees, first,
+                         (reach, False), _left(time_limit, t0))
         again = _contenders(scores, grid)
         budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
         scores[again] = np.nan
-        step = capped_jobs(self.n_jobs, len(folds))  # folds fitted at a time
-        alive = list(again)
-        for k in range(0, len(folds), step):
-            at = np.ix_(alive, range(k, min(k + step, len(folds))))
-            left = _left(time_limit, t0)
-            limit = None if left is None else left * at[1].size / (len(folds) - k)
-            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in alive],
-                                                 folds[k:k + step], limit, budget, trees[at])
-            alive = [i for i in alive if _race(scores[i], k + at[1].size, target,
-                                               one_se and len(again) == 1)]
-            if not alive:
-                break
+        self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
+                         (target, one_se and len(again) == 1), _left(time_limit, t0), warm=True)
         for i in again:  # the fold trees of the contender's own stage only
             trees[i, np.isnan(scores[i])] = None
         return scores, trees
+
+    def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, race,
+                    time_limit, warm=False):
+        """Score the grid points ``rows`` fold by fold (``n_jobs`` folds at a time) into
+        ``scores`` and ``trees`` (in place), each while it can still reach ``race =
+        (target, one_se)`` (:func:`_race`: its later folds stay NaN); ``time_limit``:
+        seconds for all of them; ``warm``: start each fold's search from the tree in
+        ``trees``."""
+        step = capped_jobs(self.n_jobs, len(folds))  # folds fitted at a time
+        alive = list(rows)
+        for k in range(0, len(folds), step):
+            if not alive:
+                break
+            at = np.ix_(alive, range(k, min(k + step, len(folds))))
+            # the time limit split evenly over the folds, as one call would
+            limit = None if time_limit is None else time_limit * at[1].size / len(folds)
+            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in alive],
+                                                 folds[k:k + step], limit, budget,
+                                                 trees[at] if warm else None)
+            alive = [i for i in alive if _race(scores[i], k + at[1].size, *race)]
 
     def _folds(self, X, y, w):
         """``(X, y, w, folds)`` of the internal CV (a stratified subsample of
