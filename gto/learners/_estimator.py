@@ -9,6 +9,7 @@ structure (:mod:`gto.engine._svm_start`).
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from itertools import product
 from numbers import Integral, Real
 
@@ -441,33 +442,38 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
         scores = np.full((len(grid), len(folds)), np.nan)
         trees = np.full((len(grid), len(folds)), None, dtype=object)
-        scores[svm], trees[svm] = self._scores(tree, X, y, w, [grid[i] for i in svm], folds,
-                                               None, None)
-        target = float(scores[svm].mean(axis=1).max())
         one_se = self.selection == "1se" and len(folds) > 1
-        if not searched or (one_se and target >= 1 - 1e-12):
-            return scores, trees
-        first = (cv_iter(self.max_iter), 1)  # one short restart
-        svm_best = max(svm, key=lambda i: scores[i].mean())
-        reach = target - scores[svm_best].std(ddof=1) / np.sqrt(len(folds))  # _contenders' bar
-        self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees, first,
-                         (reach, False), _left(time_limit, t0))
+        with self._bar(len(grid) * len(folds)) as bar:  # verbose: the first stage's fits
+            scores[svm], trees[svm] = self._scores(tree, X, y, w, [grid[i] for i in svm],
+                                                   folds, None, None, bar=bar)
+            target = float(scores[svm].mean(axis=1).max())
+            if not searched or (one_se and target >= 1 - 1e-12):
+                bar.update(len(searched) * len(folds))
+                return scores, trees
+            svm_best = max(svm, key=lambda i: scores[i].mean())
+            reach = target - scores[svm_best].std(ddof=1) / np.sqrt(len(folds))  # contenders' bar
+            self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees,
+                             (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
+                             bar)  # one short restart each
         again = _contenders(scores, grid)
         budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
         scores[again] = np.nan
-        self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
-                         (target, one_se and len(again) == 1), _left(time_limit, t0), warm=True)
+        if again:
+            with self._bar(len(again) * len(folds), "contenders") as bar:
+                self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
+                                 (target, one_se and len(again) == 1), _left(time_limit, t0),
+                                 bar, warm=True)
         for i in again:  # the fold trees of the contender's own stage only
             trees[i, np.isnan(scores[i])] = None
         return scores, trees
 
     def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, race,
-                    time_limit, warm=False):
+                    time_limit, bar, warm=False):
         """Score the grid points ``rows`` fold by fold (``n_jobs`` folds at a time) into
         ``scores`` and ``trees`` (in place), each while it can still reach ``race =
         (target, one_se)`` (:func:`_race`: its later folds stay NaN); ``time_limit``:
-        seconds for all of them; ``warm``: start each fold's search from the tree in
-        ``trees``."""
+        seconds for all of them; ``bar``: the progress bar (a fit not run counts as
+        done); ``warm``: start each fold's search from the tree in ``trees``."""
         step = capped_jobs(self.n_jobs, len(folds))  # folds fitted at a time
         alive = list(rows)
         for k in range(0, len(folds), step):
@@ -478,8 +484,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             limit = None if time_limit is None else time_limit * at[1].size / len(folds)
             scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in alive],
                                                  folds[k:k + step], limit, budget,
-                                                 trees[at] if warm else None)
-            alive = [i for i in alive if _race(scores[i], k + at[1].size, *race)]
+                                                 trees[at] if warm else None, bar)
+            out = [i for i in alive if not _race(scores[i], k + at[1].size, *race)]
+            bar.update(len(out) * (len(folds) - k - at[1].size))
+            alive = [i for i in alive if i not in out]
 
     def _folds(self, X, y, w):
         """``(X, y, w, folds)`` of the internal CV (a stratified subsample of
@@ -496,11 +504,17 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         splitter = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
         return X, y, w, list(splitter.split(X, y))
 
-    def _scores(self, tree, X, y, w, grid, folds, time_limit, budget, warm=None):
+    def _bar(self, total, what=None):
+        """A progress bar over ``total`` fits of the internal CV (drawn when verbose)."""
+        desc = "GTOClassifier internal CV" + ("" if what is None else f", {what}")
+        return Progress(total=total, desc=desc, quiet=not self.verbose, force=True)
+
+    def _scores(self, tree, X, y, w, grid, folds, time_limit, budget, warm=None, bar=None):
         """``(scores, trees)``: (len(grid), len(folds)) held-out accuracies and the
         fitted trees; ``budget``: ``(max_iter, restarts)`` of the searches (None: the
         estimator's); ``warm``: (len(grid), len(folds)) trees to start from (None:
-        the grid point's own starts)."""
+        the grid point's own starts); ``bar``: a progress bar to tick (None: one of
+        its own)."""
         workers = capped_jobs(self.n_jobs, len(grid) * len(folds))  # at most the fits and cores
         limit = None
         if time_limit is not None:
@@ -510,9 +524,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget,
                                      warm[g, k])
                 for g, params in enumerate(grid) for k, (train, test) in enumerate(folds)]
-        with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
-                      force=True) as bar:  # verbose: a bar over the CV fits, as they end
-            done = [bar.update() or s
+        with nullcontext(bar) if bar is not None else self._bar(len(jobs)) as ticks:
+            done = [ticks.update() or s  # verbose: a bar over the CV fits, as they end
                     for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
         trees = np.empty(len(done), dtype=object)
         trees[:] = [t for _, t in done]
