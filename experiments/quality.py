@@ -111,6 +111,11 @@ def fit_gto_shallower(X, y, seed, max_iter, depth=2, **params):
     return shallow.predict, shallow.tree_.n_decisions, peers.mean_nonzero(shallow.tree_)
 
 
+def _with_iter(fit, max_iter, X, y, seed, _run_iter):
+    """``fit`` with the ``max_iter`` given by ``--gto max_iter=...`` (over ``--quick``'s)."""
+    return fit(X, y, seed, max_iter)
+
+
 def scaled(fit):
     """The arm ``fit`` on min-max scaled features (scaler fitted on the training fold)."""
     def arm(X, y, seed, max_iter):
@@ -126,6 +131,7 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
     GTO arms: at depth 2 ``GTO`` and ``GTO-alpha0``, at depth 3 ``GTO`` (depth 3)
     and ``GTO-d2``; ``gto_arms`` selects among them (``[]``: peers only)."""
     params = dict(gto_params or {})
+    given_iter = params.pop("max_iter", None)  # the arms' own argument, not a keyword
     found, notes = peers.select(peer_names)
     if depth == 2:
         ours = {"GTO": partial(fit_gto, **params),
@@ -133,6 +139,8 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
     else:  # GTO-d2 reads the depth-3 fit's own depth-2 estimator (same split, same seed)
         ours = {"GTO": partial(fit_gto_deep, depth=depth, **params),
                 "GTO-d2": partial(fit_gto_shallower, depth=2, **params)}
+    if given_iter is not None:
+        ours = {name: partial(_with_iter, fit, given_iter) for name, fit in ours.items()}
     if gto_arms is not None:
         unknown = set(gto_arms) - set(ours)
         if unknown:

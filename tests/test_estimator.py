@@ -292,6 +292,8 @@ def test_n_jobs_gives_the_same_fit():
     X, y = _tiny(1)
     one = gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
     two = gto.GTOClassifier(cv=3, max_iter=60, random_state=0, n_jobs=2).fit(X, y)
-    assert np.array_equal(one.cv_results_["mean_test_score"], two.cv_results_["mean_test_score"])
+    for k in range(3):  # NaN: a contender out of the race (the same folds either way)
+        key = f"split{k}_test_score"
+        assert np.array_equal(one.cv_results_[key], two.cv_results_[key], equal_nan=True)
     assert one.best_index_ == two.best_index_
     assert np.allclose(one.tree_.W, two.tree_.W) and np.allclose(one.tree_.gamma, two.tree_.gamma)

@@ -89,3 +89,25 @@ def test_selection_ranks_the_search_from_the_svm_tree_with_the_searched_trees():
     assert selection.choose(recs, ["svm0.1-a0", "a1", "svm"], "1se")["candidate"] == "svm"
     assert selection.choose(recs, ["svm0.1-a0", "a1"], "1se")["candidate"] == "a1"
     assert selection.choose(recs, ["svm0.1-a0", "a1", "svm"], "max")["candidate"] == "svm0.1-a0"
+
+
+def test_gto_max_iter_from_the_command_line_reaches_the_estimator(monkeypatch):
+    # --gto max_iter=N is passed on to GTOClassifier (it was a second value of the arms'
+    # own max_iter argument), and wins over the run's (--quick's) budget
+    import gto
+
+    seen = []
+    real = gto.GTOClassifier.fit
+
+    def spy(self, X, y, sample_weight=None):
+        seen.append(self.max_iter)
+        return real(self, X, y, sample_weight)
+
+    monkeypatch.setattr(gto.GTOClassifier, "fit", spy)
+    the_arms, _ = quality.arms(peer_names=[], gto_params={"max_iter": 7, "alpha": 0.0})
+    X, y = problems.load("liver")
+    for arm in the_arms.values():
+        predict, n_decisions, _ = arm(X[:60], y[:60], 0, None)
+        assert n_decisions == 3 and len(predict(X[60:70])) == 10
+        arm(X[:60], y[:60], 0, quality.QUICK_ITER)
+    assert seen == [7, 7, 7, 7]

@@ -9,6 +9,7 @@ structure (:mod:`gto.engine._svm_start`).
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from itertools import product
 from numbers import Integral, Real
 
@@ -47,12 +48,12 @@ CV_SHARE = 0.75
 #: above this many points the internal cross-validation (int ``cv``) runs on a
 #: stratified subsample of this size; the chosen grid point is refitted on all
 #: the data (docs/speed.md)
-CV_POINTS = 4000
+CV_POINTS = 2000
 #: the searches of the internal cross-validation run this share of ``max_iter``
 #: moves (they rank the grid points; the refit of the chosen one runs them all)
 CV_ITER_SHARE = 0.1
 #: restarts of a contender's searches in the second stage of the internal CV
-CONTENDER_RESTARTS = 3
+CONTENDER_RESTARTS = 2
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
@@ -79,7 +80,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         the data: with ``svm`` on, among the linear-SVM trees and the searches
         of ``SVM_ALPHA_GRID`` (the alpha-0 search's restarts start from the SVM
         tree of ``SVM_START_C``, the greedy LP tree and CART), by successive
-        halving (:meth:`_select`); without, among the searches of
+        halving (:meth:`_halving`); without, among the searches of
         ``ALPHA_GRID``.  A number is used as given.  (Defaults and the
         measurements behind them: docs/speed.md.)
     max_features : int >= 1, None or "auto", default None
@@ -166,7 +167,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
         ``rank_test_score``; None when nothing was selected (no "auto"
-        parameter, or too few points per class).
+        parameter, or too few points per class).  A searched point's scores are
+        NaN where successive halving did not run it (:meth:`_halving`: beside a
+        linear-SVM tree perfect on every fold, or on the folds after it could no
+        longer be chosen); such a mean ranks last.
     best_index_ : int or None
         Index of the chosen grid point in ``cv_results_``.
     classes_ : ndarray
@@ -347,7 +351,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return [self.init]
 
     def _fit_tree(self, tree, X, y, w, params, n_jobs, verbose=0, time_limit=None,
-                  max_iter=None, restarts=None):
+                  max_iter=None, restarts=None, warm=None):
         """Best of the starts under ``params``: fewest training errors (ties by
         objective), or with ``alpha > 0`` the lowest penalised objective, as
         :func:`optimize` chooses among its restarts.  A grid point with ``svm_C``
@@ -355,9 +359,13 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         no search); with ``svm_C`` and ``alpha`` 0 the search starts from that
         (L2) tree, its later rounds from the greedy LP tree and CART.
         ``time_limit``: seconds for this fit (None: the estimator's own);
-        ``max_iter``, ``restarts``: per search (None: the estimator's own)."""
+        ``max_iter``, ``restarts``: per search (None: the estimator's own);
+        ``warm``: searched trees of this grid point (the internal CV's) to start
+        from instead, the one with the fewest errors on (X, y)."""
         starts = [(tree, init) for init in self._starts(tree, params)]
-        if params["svm_C"] is not None:
+        if warm:
+            starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
+        elif params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
             svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
             if params["alpha"] is None:
@@ -385,37 +393,102 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return best[1]
 
     def _select(self, tree, X, y, w, grid, time_limit=None):
-        """Internal CV over ``grid``; ``(best_index, cv_results)`` or ``(0, None)``.
+        """Internal CV over ``grid``; ``(best_index, cv_results, trees)`` or ``(0, None,
+        None)``; ``trees``: the chosen grid point's fold trees when the CV ran on a
+        subsample (:meth:`_folds`) and it is searched (the refit starts from them), else
+        None.
 
-        Successive halving (with linear-SVM trees in the grid): the searches first
-        run one restart of ``cv_iter(max_iter)`` moves each; a searched grid point
-        whose mean is then within one standard error of the best linear-SVM tree's
-        or above (:func:`_contenders`) is scored again with ``max_iter`` moves and
-        up to ``CONTENDER_RESTARTS`` restarts, and those scores replace its first
-        ones.  ``time_limit`` (seconds for the whole CV): each searched fold fit
+        With linear-SVM trees in the grid the scores come by successive halving
+        (:meth:`_halving`), else every grid point is scored with the estimator's
+        budget.  ``time_limit`` (seconds for the whole CV): each searched fold fit
         gets its share, ``n_jobs`` of them at a time."""
         if len(grid) == 1:
-            return 0, None
+            return 0, None, None
         split = self._folds(X, y, w)
         if split is None:
-            return 0, None
-        X, y, w, folds = split
-        t0 = time.perf_counter()
-        halving = any(g["alpha"] is None for g in grid)  # SVM trees to compare with
-        first = (cv_iter(self.max_iter), 1) if halving else None  # one short restart
-        scores = self._scores(tree, X, y, w, grid, folds, time_limit, first)
-        again = _contenders(scores, grid) if halving else []
-        if again:
-            left = None if time_limit is None else max(
-                time_limit - (time.perf_counter() - t0), 1e-3)
-            budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
-            scores[again] = self._scores(tree, X, y, w, [grid[i] for i in again], folds, left,
-                                         budget)
+            return 0, None, None
+        Xs, y, w, folds = split
+        with no_workers_left():  # workers started for the CV end with it
+            if any(g["alpha"] is None for g in grid):
+                scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit)
+            else:
+                scores, trees = self._scores(tree, Xs, y, w, grid, folds, time_limit, None)
         results = _cv_results(grid, scores)
         best = int(np.argmin(results["rank_test_score"]))
         if self.selection == "1se" and len(folds) > 1:
-            best = one_standard_error(scores, [_complexity(g, X.shape[1]) for g in grid])
-        return best, results
+            best = one_standard_error(scores, [_complexity(g, Xs.shape[1]) for g in grid])
+        warm = None
+        if len(Xs) < len(X) and grid[best]["alpha"] is not None:
+            warm = [t for t in trees[best] if t is not None]
+        return best, results, warm
+
+    def _halving(self, tree, X, y, w, grid, folds, time_limit):
+        """``(scores, trees)``, (len(grid), K) held-out accuracies and fold trees, by
+        successive halving.
+
+        The linear-SVM trees first (no search).  With "1se", when one of them is
+        perfect on every fold nothing can be chosen before it and the searches
+        are not run (NaN).  Else every searched grid point runs one restart of
+        ``cv_iter(max_iter)`` moves per fold; one whose mean is then within one
+        standard error of the best SVM tree's or above (:func:`_contenders`) is
+        scored again with ``max_iter`` moves and up to ``CONTENDER_RESTARTS``
+        restarts, the first from its first-stage tree of that fold, while it can
+        still be chosen over the best SVM tree whatever it scores on the folds
+        left (:func:`_can_win`; the first stage's scores are replaced).  Both
+        stages run fold by fold (:meth:`_race_folds`); the first stops a searched
+        point once its mean cannot reach the contenders' bar any more.  A point
+        stopped keeps NaN on the folds it did not run."""
+        t0 = time.perf_counter()
+        svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
+        searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
+        scores = np.full((len(grid), len(folds)), np.nan)
+        trees = np.full((len(grid), len(folds)), None, dtype=object)
+        one_se = self.selection == "1se" and len(folds) > 1
+        with self._bar(len(grid) * len(folds)) as bar:  # verbose: the first stage's fits
+            scores[svm], trees[svm] = self._scores(tree, X, y, w, [grid[i] for i in svm],
+                                                   folds, None, None, bar=bar)
+            target = float(scores[svm].mean(axis=1).max())
+            if not searched or (one_se and target >= 1 - 1e-12):
+                bar.update(len(searched) * len(folds))
+                return scores, trees
+            svm_best = max(svm, key=lambda i: scores[i].mean())
+            reach = target - scores[svm_best].std(ddof=1) / np.sqrt(len(folds))  # contenders' bar
+            self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees,
+                             (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
+                             bar)  # one short restart each
+        again = _contenders(scores, grid)
+        budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
+        scores[again] = np.nan
+        if again:
+            with self._bar(len(again) * len(folds), "contenders") as bar:
+                self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
+                                 (target, one_se and len(again) == 1), _left(time_limit, t0),
+                                 bar, warm=True)
+        for i in again:  # the fold trees of the contender's own stage only
+            trees[i, np.isnan(scores[i])] = None
+        return scores, trees
+
+    def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, race,
+                    time_limit, bar, warm=False):
+        """Score the grid points ``rows`` fold by fold (``n_jobs`` folds at a time) into
+        ``scores`` and ``trees`` (in place), each while it can still reach ``race =
+        (target, one_se)`` (:func:`_race`: its later folds stay NaN); ``time_limit``:
+        seconds for all of them; ``bar``: the progress bar (a fit not run counts as
+        done); ``warm``: start each fold's search from the tree in ``trees``."""
+        step = capped_jobs(self.n_jobs, len(folds))  # folds fitted at a time
+        alive = list(rows)
+        for k in range(0, len(folds), step):
+            if not alive:
+                break
+            at = np.ix_(alive, range(k, min(k + step, len(folds))))
+            # the time limit split evenly over the folds, as one call would
+            limit = None if time_limit is None else time_limit * at[1].size / len(folds)
+            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in alive],
+                                                 folds[k:k + step], limit, budget,
+                                                 trees[at] if warm else None, bar)
+            out = [i for i in alive if not _race(scores[i], k + at[1].size, *race)]
+            bar.update(len(out) * (len(folds) - k - at[1].size))
+            alive = [i for i in alive if i not in out]
 
     def _folds(self, X, y, w):
         """``(X, y, w, folds)`` of the internal CV (a stratified subsample of
@@ -432,22 +505,33 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         splitter = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
         return X, y, w, list(splitter.split(X, y))
 
-    def _scores(self, tree, X, y, w, grid, folds, time_limit, budget):
-        """(len(grid), len(folds)) held-out accuracies; ``budget``: ``(max_iter,
-        restarts)`` of the searches (None: the estimator's)."""
+    def _bar(self, total, what=None):
+        """A progress bar over ``total`` fits of the internal CV (drawn when verbose)."""
+        desc = "GTOClassifier internal CV" + ("" if what is None else f", {what}")
+        return Progress(total=total, desc=desc, quiet=not self.verbose, force=True)
+
+    def _scores(self, tree, X, y, w, grid, folds, time_limit, budget, warm=None, bar=None):
+        """``(scores, trees)``: (len(grid), len(folds)) held-out accuracies and the
+        fitted trees; ``budget``: ``(max_iter, restarts)`` of the searches (None: the
+        estimator's); ``warm``: (len(grid), len(folds)) trees to start from (None:
+        the grid point's own starts); ``bar``: a progress bar to tick (None: one of
+        its own)."""
         workers = capped_jobs(self.n_jobs, len(grid) * len(folds))  # at most the fits and cores
         limit = None
         if time_limit is not None:
             searched = sum(g["alpha"] is not None for g in grid) * len(folds)
             limit = time_limit / max(1, -(-searched // workers))
-        jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget)
-                for params in grid for train, test in folds]
-        with Progress(total=len(jobs), desc="GTOClassifier internal CV", quiet=not self.verbose,
-                      force=True) as bar:  # verbose: a bar over the CV fits, as they end
-            with no_workers_left():
-                scores = [bar.update() or s
-                          for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
-        return np.array(scores).reshape(len(grid), len(folds))
+        warm = np.full((len(grid), len(folds)), None) if warm is None else warm
+        jobs = [delayed(_fold_score)(self, tree, X, y, w, params, train, test, limit, budget,
+                                     warm[g, k])
+                for g, params in enumerate(grid) for k, (train, test) in enumerate(folds)]
+        with nullcontext(bar) if bar is not None else self._bar(len(jobs)) as ticks:
+            done = [ticks.update() or s  # verbose: a bar over the CV fits, as they end
+                    for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
+        trees = np.empty(len(done), dtype=object)
+        trees[:] = [t for _, t in done]
+        return (np.array([s for s, _ in done]).reshape(len(grid), len(folds)),
+                trees.reshape(len(grid), len(folds)))
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
@@ -485,16 +569,17 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if limit is not None and may_compare(self):  # the shallower fit gets the rest
             limit *= DEEP_SHARE
         with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
-            self.best_index_, self.cv_results_ = self._select(
+            self.best_index_, self.cv_results_, warm = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
                 self.best_index_ = None
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
             self.svm_C_ = params["svm_C"]
-            left = None if limit is None else max(limit - (time.perf_counter() - t0), 1e-3)
+            left = _left(limit, t0)
             self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose,
-                                          time_limit=left)
+                                          time_limit=left, restarts=1 if warm else None,
+                                          warm=warm)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
         if self.encoding_ is not None and self.tree_.feature_names is None:
@@ -503,9 +588,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        left = None if self.time_limit is None else max(
-            self.time_limit - (time.perf_counter() - t0), 1e-3)
-        return choose_depth(self, X, y, sample_weight, left)  # depth >= 3: the deeper tree if it pays
+        # depth >= 3: the deeper tree if it pays
+        return choose_depth(self, X, y, sample_weight, _left(self.time_limit, t0))
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
@@ -624,6 +708,44 @@ def _contenders(scores, grid):
             and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
 
 
+def _can_win(done, n_folds, target, one_se):
+    """Whether held-out accuracies ``done`` on the first of ``n_folds`` folds can
+    still end above ``target`` (the best linear-SVM tree's mean), whatever the
+    other folds score in [0, 1]: the mean, with ``one_se`` the mean minus its
+    standard error over the folds (the one-standard-error rule picks a searched
+    point over the SVM trees only then; without it, a tie goes to the searched
+    point, which comes first in the grid).  Mean minus standard error is
+    concave in the scores (the standard deviation is a norm of them) and
+    symmetric in the missing ones, so its maximum has them all equal: a scan
+    of that common value (step 1e-4, and the same slack)."""
+    done = np.asarray(done, dtype=float)
+    value = np.linspace(0.0, 1.0, 10_001)[:, None]
+    full = np.hstack([np.broadcast_to(done, (len(value), len(done))),
+                      np.repeat(value, n_folds - len(done), axis=1)])
+    bound = full.mean(axis=1)
+    if one_se:
+        bound = bound - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
+        return bool(bound.max() > target - 1e-4)
+    return bool(bound.max() >= target - 1e-4)
+
+
+def _race(row, n_run, target, one_se):
+    """Whether a contender with scores ``row`` on its first ``n_run`` folds is still
+    in the race (:func:`_can_win` after each of them, in fold order, so that the
+    scores do not depend on how many folds ran at a time); if not, its scores
+    after the fold where it dropped out become NaN (in place)."""
+    for k in range(1, n_run + 1):
+        if not _can_win(row[:k], len(row), target, one_se):
+            row[k:] = np.nan
+            return False
+    return True
+
+
+def _left(time_limit, t0):
+    """Seconds left of ``time_limit`` since ``t0`` (None: no limit)."""
+    return None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-3)
+
+
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
     the linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
@@ -695,15 +817,18 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 
-def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, budget=None):
-    """Held-out accuracy (weighted by ``w``) of one grid point on one fold;
-    ``budget``: ``(max_iter, restarts)`` of its searches (None: the estimator's)."""
+def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, budget=None,
+                warm=None):
+    """``(held-out accuracy (weighted by w), fitted tree)`` of one grid point on one
+    fold; ``budget``: ``(max_iter, restarts)`` of its searches (None: the
+    estimator's); ``warm``: a tree to start the search from (None: its own starts)."""
     ww = None if w is None else w[train]
     max_iter, restarts = budget or (None, None)
     res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1, time_limit=time_limit,
-                              max_iter=max_iter, restarts=restarts)
+                              max_iter=max_iter, restarts=restarts,
+                              warm=None if warm is None else [warm])
     stop_if_interrupted(res)  # Ctrl-C stops the internal cross-validation
     hit = res.tree.predict(X[test]) == y[test]
     weights = None if w is None or not np.any(w[test] > 0) else w[test]
-    return float(np.average(hit, weights=weights))
+    return float(np.average(hit, weights=weights)), res.tree
 

@@ -1,0 +1,136 @@
+"""The internal cross-validation's successive halving (GTOClassifier, docs/speed.md):
+which searches it runs, when a contender leaves the race, and the refit's start
+when the CV ran on a subsample."""
+from itertools import product
+
+import numpy as np
+import pytest
+
+import gto
+from gto.learners import _estimator as E
+
+
+def _spy(monkeypatch):
+    """Record every ``optimize`` call of the estimator: (points, restarts, init, start
+    tree, result)."""
+    real, calls = E.optimize, []
+
+    def spy(tree, X, y, **kw):
+        res = real(tree, X, y, **kw)
+        calls.append((len(y), kw["restarts"], kw["init"], tree, res))
+        return res
+
+    monkeypatch.setattr(E, "optimize", spy)
+    return calls
+
+
+def _completions(done, n_folds, target, one_se, values):
+    """Brute force: the best mean (minus its standard error) over every completion of
+    ``done`` by scores from ``values`` on the other folds."""
+    rest = np.array(list(product(values, repeat=n_folds - len(done))))
+    full = np.hstack([np.broadcast_to(done, (len(rest), len(done))), rest])
+    value = full.mean(axis=1)
+    if one_se:
+        value = value - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
+    return value.max()
+
+
+@pytest.mark.parametrize("one_se", [True, False])
+def test_can_win_agrees_with_brute_force_over_the_missing_folds(one_se):
+    rng = np.random.default_rng(0)
+    values = np.linspace(0, 1, 11)
+    for _ in range(60):
+        n_folds = int(rng.integers(2, 6))
+        done = rng.uniform(0.5, 1.0, size=int(rng.integers(0, n_folds)))
+        target = rng.uniform(0.6, 1.0)
+        best = _completions(done, n_folds, target, one_se, values)
+        if best > target + 1e-9:  # a completion on the grid wins: so must the scan
+            assert E._can_win(done, n_folds, target, one_se)
+        elif best < target - 0.05:  # far below (the grid step is 0.1): no completion wins
+            assert not E._can_win(done, n_folds, target, one_se)
+
+
+def test_race_drops_a_contender_after_the_first_fold_it_cannot_win_from():
+    row = np.array([0.70, 0.71, 0.69, 0.72, 0.70])
+    assert E._race(row.copy(), 0, 0.75, True)
+    out = row.copy()
+    assert not E._race(out, 5, 0.75, True)
+    first = next(k for k in range(1, 6) if not E._can_win(row[:k], 5, 0.75, True))
+    assert np.array_equal(out[:first], row[:first]) and np.isnan(out[first:]).all()
+    winning = np.array([0.9, 0.95, 0.92, 0.9, 0.93])
+    assert E._race(winning.copy(), 5, 0.75, True)
+
+
+def test_a_perfect_svm_tree_leaves_the_searches_unrun(monkeypatch):
+    """With "1se" a linear-SVM tree perfect on every fold cannot be passed over: no
+    search runs in the internal CV and the searched point's scores are NaN; with
+    "best" (ties go to the searched point, first in the grid) it is scored."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    calls = _spy(monkeypatch)
+    clf = gto.GTOClassifier(random_state=0, max_iter=100).fit(X, y)
+    res = clf.cv_results_
+    svm = np.isnan(res["param_alpha"])
+    assert np.all(res["mean_test_score"][svm].max() == 1.0)
+    assert np.all(np.isnan(res["mean_test_score"][~svm]))
+    assert res["params"][clf.best_index_]["alpha"] is None
+    assert np.all(res["rank_test_score"][~svm] > res["rank_test_score"][svm].max())
+    assert calls == []  # not even the refit searches: an SVM tree was chosen
+    best = gto.GTOClassifier(random_state=0, max_iter=100, selection="best").fit(X, y)
+    assert np.isfinite(best.cv_results_["mean_test_score"]).all() and calls
+
+
+def test_a_searched_choice_on_a_subsample_refits_from_its_best_fold_tree(monkeypatch):
+    """Above CV_POINTS the CV runs on a subsample; when it chooses the search, the refit
+    on all the data is one restart from the contender's fold tree with the fewest
+    errors on all the data (and on XOR the search beats the SVM trees)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(150, 2))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    monkeypatch.setattr(E, "CV_POINTS", 60)
+    calls = _spy(monkeypatch)
+    clf = gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
+    assert clf.alpha_ == 0.0
+    folds = [c[4].tree for c in calls if c[0] < 60 and c[1] == E.CONTENDER_RESTARTS]
+    assert len(folds) == 5
+    refit = [c for c in calls if c[0] == len(y)]
+    assert len(refit) == 1 and refit[0][1:3] == (1, "tree")
+    errors = [np.sum(t.predict(X) != y) for t in folds]
+    start = refit[0][3]
+    assert np.sum(start.predict(X) != y) == min(errors)
+    assert any(np.allclose(start.W, t.W) and np.allclose(start.gamma, t.gamma) for t in folds)
+    # without a subsample the refit runs all its restarts from its own starts
+    calls.clear()
+    monkeypatch.setattr(E, "CV_POINTS", 4000)
+    gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
+    assert all(c[1] == 3 for c in calls if c[0] == len(y))
+
+
+def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
+    """First stage: a searched point stops after the first fold from which its mean can
+    no longer reach the best SVM tree's mean minus that one's standard error (the bar
+    of a contender), so it can be neither chosen nor a contender; the choice is the
+    one-standard-error rule over the SVM trees."""
+    from sklearn.preprocessing import MinMaxScaler
+
+    import problems
+
+    X, y = problems.load("wdbc")
+    X = MinMaxScaler().fit_transform(X)
+    clf = gto.GTOClassifier(random_state=0, max_iter=300).fit(X, y)
+    res = clf.cv_results_
+    n_folds = 5
+    scores = np.array([res[f"split{k}_test_score"] for k in range(n_folds)]).T
+    svm = np.isnan(res["param_alpha"])
+    best = np.argmax(scores[svm].mean(axis=1))
+    bar = scores[svm][best].mean() - scores[svm][best].std(ddof=1) / np.sqrt(n_folds)
+    row = scores[~svm][0]
+    run = int(np.sum(~np.isnan(row)))
+    assert 1 <= run < n_folds and np.isnan(row[run:]).all()
+    assert not E._can_win(row[:run], n_folds, bar, False)
+    assert all(E._can_win(row[:k], n_folds, bar, False) for k in range(run))
+    assert row[:run].mean() < bar  # and by hand: even all-perfect later folds fall short
+    assert (row[:run].sum() + n_folds - run) / n_folds < bar
+    complexity = [E._complexity(p, X.shape[1]) for p in np.array(res["params"])[svm]]
+    assert clf.best_index_ == np.flatnonzero(svm)[E.one_standard_error(scores[svm], complexity)]
