@@ -26,6 +26,7 @@ from ..engine._objectives import OBJECTIVES, check_objective
 from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
+from ..engine._region_start import needs_regions
 from ..engine._starts import axis_work, is_complete
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
@@ -392,7 +393,7 @@ def _plan(tree, X, y, sample_weight, call, origin):
             "cart" if max_features is not None and complete else "greedy")
     kinds = start_kinds(first, call.restarts, schedule["paper"], has_tree, complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
-    others = round_starts(kinds, schedule["paper"], has_tree, complete)
+    others = round_starts(kinds, schedule["paper"], has_tree, complete, needs_regions(tree))
     seeds = _seed_sequence(call.random_state).spawn(call.restarts + 1)
     deadline = None if call.time_limit is None else origin + call.time_limit
     return _Plan(problem, kinds, others, seeds, deadline, start_errors, schedule["paper"])
