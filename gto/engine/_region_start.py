@@ -32,16 +32,22 @@ enough for the thousands of fits of one start.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..utils._interrupt import check_limits
 
 #: random gates tried for a region split without a warm start, by the height of the
-#: decision (2: its children are the decisions just above the leaves)
-CANDIDATES = {2: 4, 3: 6}
+#: decision (2: its children are the decisions just above the leaves; greater heights
+#: take the last entry).  Each gate of height h refits its subtrees in every round, so
+#: the cost multiplies with the height: fewer gates and rounds higher up
+CANDIDATES = {2: 4, 3: 6, 4: 3, 5: 1}
 #: alternating rounds per gate, by height
-ROUNDS = {2: 10, 3: 8}
+ROUNDS = {2: 10, 3: 8, 4: 4, 5: 2}
 #: Newton steps of :func:`l2_svm` and its ridge (scaled units)
-NEWTON_STEPS, RIDGE = 4, 1e-6
+NEWTON_STEPS, RIDGE = 8, 1e-6
+#: points beyond this margin on the wrong side are dropped (a ramp loss: label noise
+#: far from the hyperplane would pull a squared hinge hard)
+RAMP = 0.5
 #: quantiles of a random gate's threshold
 GATE_QUANTILES = (0.3, 0.7)
 
@@ -52,15 +58,32 @@ def l2_svm(X1, go_left, w):
     + RIDGE |theta|^2`` (``t = -1`` left, ``+1`` right) by active-set Newton steps
     (each a least-squares solve on the points inside the margin)."""
     t = np.where(go_left, -1.0, 1.0)
-    w = w / w.sum()
-    active = np.ones(len(t), dtype=bool)
-    ridge = RIDGE * np.eye(X1.shape[1])
-    theta = np.zeros(X1.shape[1])
-    for _ in range(NEWTON_STEPS):
-        A = X1 * (w * active)[:, None]
-        theta = np.linalg.solve(X1.T @ A + ridge, A.T @ t)
-        inside = t * (X1 @ theta) < 1
-        if np.array_equal(inside, active) or inside.sum() < X1.shape[1]:
+    return _l2_svm(np.ascontiguousarray(X1, dtype=np.float64), t,
+                   np.asarray(w, dtype=np.float64) / np.sum(w), NEWTON_STEPS, RIDGE, RAMP)
+
+
+@njit(cache=True)
+def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
+    n, m = X1.shape
+    active = np.ones(n, dtype=np.bool_)
+    theta = np.zeros(m)
+    for _ in range(steps):
+        G = ridge * np.eye(m)
+        b = np.zeros(m)
+        for i in range(n):
+            if active[i]:
+                for a in range(m):
+                    xa = X1[i, a] * w[i]
+                    b[a] += xa * t[i]
+                    for c in range(a, m):
+                        G[a, c] += xa * X1[i, c]
+        for a in range(m):
+            for c in range(a):
+                G[a, c] = G[c, a]
+        theta = np.linalg.solve(G, b)
+        margin = t * (X1 @ theta)
+        inside = (margin < 1.0) & (margin > -ramp)
+        if np.array_equal(inside, active) or inside.sum() < m:
             break
         active = inside
     return theta
