@@ -20,7 +20,9 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   lexicographic objective (count first) from the round's fewest-errors vertex
   (the objective's minimum is not the count's; the answer is the fewest-errors
   tree).  The first restart's later rounds start from the other starts of the
-  portfolio (:func:`round_starts`: a given tree is one start of several), then
+  portfolio (:func:`round_starts`: a given tree is one start of several; for a
+  structure of depth >= 3 also the region start of
+  :mod:`gto.engine._region_start`, right after the greedy LP tree), then
   from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
   from the best tree itself), each refined again.  Polish runs are raced
   (``race``, :data:`RACE`): every quarter of ``polish`` moves, a run whose fewest

@@ -187,8 +187,13 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     restarts : number of starts, from the portfolio of :mod:`gto.engine._portfolio`:
         the ``init`` start, the greedy LP tree, CART of the same shape, the
         given tree, then kicks of the best tree so far alternating with
-        random trees.  With ``options={"paper": True}``: the ``init`` start,
-        the greedy tree if the first is the given tree, then random trees.
+        random trees.  The first restart's later rounds start from those of
+        the portfolio not among the restarts, and for a structure of depth
+        >= 3 from the region start (:mod:`gto.engine._region_start`: each
+        decision above the lowest level fitted as the gate between its
+        subtrees by alternating fits), right after the greedy LP tree.  With
+        ``options={"paper": True}``: the ``init`` start, the greedy tree if
+        the first is the given tree, then random trees.
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``);
         at most one per restart of a round and, on this machine, per core
         (:func:`gto.utils._workers.capped_jobs`).
