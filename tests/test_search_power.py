@@ -37,6 +37,7 @@ def test_round_starts_and_lengths():
     assert round_starts(["greedy"], False, False, complete=False) == []
     assert round_starts(["tree", "greedy", "cart"], False, True) == []
     assert round_starts(["tree"], True, True) == []  # the paper's configuration
+    assert round_starts(["tree"], False, True, deep=True) == ["greedy", "regions", "cart"]
     assert round_lengths(SCHEDULE, 60) == (16, 50)
     assert round_lengths(SCHEDULE, 10_000) == (100, 300)
     assert round_lengths({**SCHEDULE, "round_iter": 7, "polish": 0}, 60) == (7, 0)

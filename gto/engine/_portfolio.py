@@ -20,7 +20,9 @@ Two tabu configurations (``options`` of ``gto.optimize``):
   lexicographic objective (count first) from the round's fewest-errors vertex
   (the objective's minimum is not the count's; the answer is the fewest-errors
   tree).  The first restart's later rounds start from the other starts of the
-  portfolio (:func:`round_starts`: a given tree is one start of several), then
+  portfolio (:func:`round_starts`: a given tree is one start of several; for a
+  structure of depth >= 3 also the region start of
+  :mod:`gto.engine._region_start`, right after the greedy LP tree), then
   from kicks of the restart's best tree (one decision redrawn; ``kick=False``:
   from the best tree itself), each refined again.  Polish runs are raced
   (``race``, :data:`RACE`): every quarter of ``polish`` moves, a run whose fewest
@@ -50,6 +52,7 @@ from ..utils._interrupt import OutOfTime, stop_requested
 from ..utils.status import Status
 from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
+from ._region_start import region_theta
 from ._starts import axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start, refine_theta
 from ._walker import walker_from_theta
 
@@ -80,7 +83,7 @@ ROUND_ENDS = (Status.ITERATION_LIMIT, Status.COMPLETED)
 #: polishing moves per round: POLISH_PER_POINT * N, clipped to POLISH_RANGE; the
 #: objective's own moves per round are a third of that (docs/decisions.md)
 POLISH_PER_POINT, POLISH_RANGE = 0.4, (50, 300)
-KINDS = ("tree", "greedy", "cart", "random", "kick")
+KINDS = ("tree", "greedy", "regions", "cart", "random", "kick")
 
 
 @dataclass
@@ -182,13 +185,16 @@ def start_kinds(first, restarts, paper, has_tree, complete=True, cart_second=Fal
     return kinds[:restarts]
 
 
-def round_starts(kinds, paper, has_tree, complete=True):
+def round_starts(kinds, paper, has_tree, complete=True, deep=False):
     """Starts of the first restart's later rounds in the default tabu search: the
-    portfolio's greedy LP tree, CART of the same shape and the given tree, those
-    not already among the restarts' ``kinds`` (none in the paper's configuration)."""
+    portfolio's greedy LP tree, the region start for a ``deep`` structure (depth 3
+    or more, :func:`gto.engine._region_start.needs_regions`), CART of the same shape
+    and the given tree, those not already among the restarts' ``kinds`` (none in
+    the paper's configuration)."""
     if paper:
         return []
-    portfolio = ["greedy"] + (["cart"] if complete else []) + (["tree"] if has_tree else [])
+    portfolio = (["greedy"] + (["regions"] if deep else []) + (["cart"] if complete else [])
+                 + (["tree"] if has_tree else []))
     return [k for k in portfolio if k not in kinds]
 
 
@@ -198,6 +204,8 @@ def start_theta(problem, kind, tree, rng, incumbent=None):
         return problem.theta_of(tree)
     if kind == "greedy":
         return greedy_theta(problem, rng)
+    if kind == "regions":
+        return region_theta(problem, rng)
     if kind == "cart":
         return problem.theta_of(cart_tree(problem, int(rng.integers(2**31))))
     if kind == "axis":

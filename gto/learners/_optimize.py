@@ -26,6 +26,7 @@ from ..engine._objectives import OBJECTIVES, check_objective
 from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
+from ..engine._region_start import needs_regions
 from ..engine._starts import axis_work, is_complete
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
@@ -186,8 +187,13 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     restarts : number of starts, from the portfolio of :mod:`gto.engine._portfolio`:
         the ``init`` start, the greedy LP tree, CART of the same shape, the
         given tree, then kicks of the best tree so far alternating with
-        random trees.  With ``options={"paper": True}``: the ``init`` start,
-        the greedy tree if the first is the given tree, then random trees.
+        random trees.  The first restart's later rounds start from those of
+        the portfolio not among the restarts, and for a structure of depth
+        >= 3 from the region start (:mod:`gto.engine._region_start`: each
+        decision above the lowest level fitted as the gate between its
+        subtrees by alternating fits), right after the greedy LP tree.  With
+        ``options={"paper": True}``: the ``init`` start, the greedy tree if
+        the first is the given tree, then random trees.
     n_jobs : joblib workers for the restarts (honours ``joblib.parallel_backend``);
         at most one per restart of a round and, on this machine, per core
         (:func:`gto.utils._workers.capped_jobs`).
@@ -392,7 +398,7 @@ def _plan(tree, X, y, sample_weight, call, origin):
             "cart" if max_features is not None and complete else "greedy")
     kinds = start_kinds(first, call.restarts, schedule["paper"], has_tree, complete,
                         cart_second=first == "greedy" and max_features is not None and complete)
-    others = round_starts(kinds, schedule["paper"], has_tree, complete)
+    others = round_starts(kinds, schedule["paper"], has_tree, complete, needs_regions(tree))
     seeds = _seed_sequence(call.random_state).spawn(call.restarts + 1)
     deadline = None if call.time_limit is None else origin + call.time_limit
     return _Plan(problem, kinds, others, seeds, deadline, start_errors, schedule["paper"])
