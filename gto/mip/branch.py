@@ -376,6 +376,7 @@ def solve_branch(tree, X, y, time_limit=60.0, warm_start=None, *, sample_weight=
         objective=search.incumbent, bound=bound, gap=_gap(search.incumbent, bound),
         status=status, message=message, time_to_first=incumbents[0][0],
         time_to_best=incumbents[-1][0], incumbents=incumbents, runtime=runtime,
-        start_objective=incumbents[0][1], solver="branch", history=search.history,
+        start_objective=incumbents[0][1], solver="branch" if kind == "leaves" else "rootsplit",
+        history=search.history,
         nodes=search.nodes, lps=search.lps,
     )
