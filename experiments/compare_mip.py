@@ -47,6 +47,7 @@ import gto
 import gto.mip
 import problems
 from gto.mip.branch import solve_branch
+from gto.mip.rootsplit import solve_rootsplit
 from gto.model.tree import FIGURE2
 from gto.utils._atomic import write_text_atomic
 
@@ -124,8 +125,8 @@ def exact(method, tree, X, y, time_limit, start):
     """One exact run warm-started from ``start``; (result, CPU seconds)."""
     t0 = time.process_time()
     if method in ("branch", "rootsplit"):
-        kind = "leaves" if method == "branch" else "roots"
-        res = solve_branch(tree, X, y, time_limit, start, clock=time.process_time, kind=kind)
+        run = solve_branch if method == "branch" else solve_rootsplit
+        res = run(tree, X, y, time_limit, start, clock=time.process_time)
     else:
         res = gto.mip.solve(tree, X, y, time_limit=time_limit, warm_start=start)
     return res, time.process_time() - t0

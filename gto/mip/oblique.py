@@ -235,12 +235,13 @@ def solve(
     name = backend.check_solver(solver)
     if method != "mip":
         from .branch import solve_branch
+        from .rootsplit import solve_rootsplit
 
         if name != "HIGHS":
             raise ValueError(f"method={method!r} solves its LPs with HiGHS, not solver={solver!r}")
-        return solve_branch(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
-                            epsilon=epsilon, mip_gap=mip_gap, verbose=verbose,
-                            kind="leaves" if method == "branch" else "roots")
+        run = solve_branch if method == "branch" else solve_rootsplit
+        return run(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
+                   epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)

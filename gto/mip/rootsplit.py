@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import separation
-from .branch import Search
+from .branch import Search, solve_branch
 
 FREE, LEFT, RIGHT, GAP = -1, 0, 1, 2
 LOOKAHEAD = True
@@ -90,6 +90,17 @@ def parts_of(tree):
 
 class RootSearch(Search):
     """:class:`gto.mip.branch.Search` with nodes over root sides (module docstring)."""
+
+    name = "rootsplit"
+
+    def root(self, W, gamma):
+        """The root node (points whose class has no leaf are gap errors); offers the start."""
+        V = self.Xs @ W.T - gamma
+        self.offer(W, gamma, float(self.weight[~(self.reach(V) & self.own).any(axis=1)].sum()))
+        N = len(self.y)
+        side = np.where(self.can.any(axis=1), FREE, GAP).astype(np.int8)
+        return SideNode(side, np.zeros(N, dtype=bool), np.zeros(N, dtype=bool),
+                        float(self.weight[side == GAP].sum()))
 
     def __post_init__(self):
         super().__post_init__()
@@ -295,9 +306,7 @@ class RootSearch(Search):
         return children[::-1]
 
 
-def root_node(search):
-    """The search's root: points whose class has no leaf below the root are gap errors."""
-    N = len(search.y)
-    side = np.where(search.can.any(axis=1), FREE, GAP).astype(np.int8)
-    return SideNode(side, np.zeros(N, dtype=bool), np.zeros(N, dtype=bool),
-                    float(search.weight[side == GAP].sum()))
+def solve_rootsplit(tree, X, y, time_limit=60.0, warm_start=None, **kwargs):
+    """:func:`gto.mip.branch.solve_branch` with :class:`RootSearch` (depth-2 trees only)."""
+    parts_of(tree)  # refuse other shapes before any work
+    return solve_branch(tree, X, y, time_limit, warm_start, search_class=RootSearch, **kwargs)
