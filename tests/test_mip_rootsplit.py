@@ -20,6 +20,7 @@ from gto.mip.fixed import mirror_pairs
 from gto.mip.oblique import EPSILON
 from gto.mip.scaling import Scaling
 
+
 def everything_left(tree):
     """A poor start (every point in the leftmost leaf): the search must find the optimum."""
     return gto.Tree.from_structure(tree.structure, tree.n_features)

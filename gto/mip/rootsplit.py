@@ -34,6 +34,17 @@ child must make without naming them:
   first unsplittable set ``Q`` of a child: child k drops ``Q[k]`` and
   keeps ``Q[:k]``.
 
+Two strengthenings, both from the same LPs on the points left after the
+node's disjoint sets are removed:
+
+- lookahead: a free point that would add an unsplittable set on every side
+  its class may take (and that is an error as a gap) adds its lightest
+  point of those sets to the bound, which are then removed too;
+- propagation: at a node one error below pruning, a side of a free point
+  that the root cannot take (root LP) or that adds an unsplittable set is
+  closed; a point with one side left takes it (repeated to a fixed point),
+  a point with none prunes the node.
+
 Symmetry: when the root's two subtrees are identical (labels included),
 mirroring the root (:mod:`gto.mip.branch`) maps every tree to one with the
 first branched point on the left, so that point is not offered the right.
@@ -145,7 +156,7 @@ class RootSearch(Search):
             return on, on[:0]
         return on[self.y[on] == part.classes[0]], on[self.y[on] == part.classes[1]]
 
-    def witness(self, rest, s, j):
+    def witness(self, rest, s, j, keep):
         """Soft points of an unsplittable set of child s's rest plus free point j, or None."""
         part = self.parts[s]
         if part.decision < 0:
@@ -160,9 +171,9 @@ class RootSearch(Search):
         if t >= self.epsilon - separation.TOL:
             return None
         pts = np.r_[left, right][support]
-        return pts[~self.keep_now[pts]]
+        return pts[~keep[pts]]
 
-    def side_ok(self, side, rest, s, j, bound):
+    def side_ok(self, side, keep, rest, s, j, bound):
         """Can free point j take root side s without making the node prunable?"""
         left = (side == LEFT) | ((np.arange(len(side)) == j) & (s == LEFT))
         right = (side == RIGHT) | ((np.arange(len(side)) == j) & (s == RIGHT))
@@ -170,7 +181,7 @@ class RootSearch(Search):
         self.lps += 1
         if t < self.epsilon - separation.TOL:
             return False
-        q = self.witness(rest[s], s, j)
+        q = self.witness(rest[s], s, j, keep)
         return q is None or (len(q) > 0 and not self.prunable(bound + self.weight[q].min()))
 
     def propagate(self, node, bound, sets):
@@ -183,14 +194,14 @@ class RootSearch(Search):
         free = np.flatnonzero(node.side == FREE)
         if not self.prunable(bound + self.weight[free].min()):
             return node.side
-        self.keep_now = node.keep
         side = node.side.copy()
         rest = [self.split_sets(s, node, sets) for s in (0, 1)]
         changed = True
         while changed:
             changed = False
             for j in np.flatnonzero(side == FREE):
-                ok = [s for s in (LEFT, RIGHT) if self.can[j, s] and self.side_ok(side, rest, s, j, bound)]
+                ok = [s for s in (LEFT, RIGHT) if self.can[j, s] and self.side_ok(side, node.keep, rest, s, j,
+                                                                         bound)]
                 if not ok:
                     return None
                 if len(ok) == 1:
@@ -210,7 +221,6 @@ class RootSearch(Search):
         sets before it: wherever it goes (or as a gap error) one point of
         them is an error.
         """
-        self.keep_now = node.keep
         rest = [self.split_sets(s, node, sets) for s in (0, 1)]
         extra = 0.0
         for j in candidates:
@@ -218,7 +228,7 @@ class RootSearch(Search):
             for s in (0, 1):
                 if not self.can[j, s]:
                     continue
-                q = self.witness(rest[s], s, j)
+                q = self.witness(rest[s], s, j, node.keep)
                 if q is None:
                     break
                 found.append((s, q))
