@@ -163,3 +163,14 @@ def test_node_bounds_and_propagation_keep_the_best_completion(seed):
     kept = [c for c, v in best.items() if v == optimum
             and all(side[j] in (rootsplit.FREE, s) for j, s in zip(free, c))]
     assert kept
+
+
+@pytest.mark.parametrize("make, seed, n_points", [(circle, 2, 11), (circle, 3, 12)])
+def test_highs_root_side_model_matches_line_splits(make, seed, n_points):
+    """The direct highspy model of experiments/highs_root_sides.py solves the same problem."""
+    from experiments.highs_root_sides import solve
+
+    P, y = make(seed, n_points)
+    out = solve(P, y, gto.Tree.from_structure(DEPTH2, 2), time_limit=60)
+    assert out["status"] == "Optimal" and out["start_errors"] == sum(y != 0)
+    assert out["incumbent"] == out["bound"] == brute_force_depth2(P, y)
