@@ -20,7 +20,8 @@ the time to the best solution.  Writes ``results.csv`` and ``results.md`` to
 320 points with ``random_state=0``, and ``full``), GTO's default search
 (``gto.optimize(tree, X, y, random_state=0)``) and then each exact method
 warm-started from its tree, with a CPU-second budget (``--time-limit``;
-``method="branch"`` counts process time; HiGHS's MIP counts wall time).
+``branch`` and ``rootsplit`` count process time; HiGHS's MIP counts wall
+time).
 One row per run: GTO's errors, the exact method's incumbent (in the model's
 class, and counted by the strict rule), proven bound, gap in errors, CPU
 seconds to the proof or to the limit, and, where proved, GTO's distance to
@@ -29,6 +30,7 @@ history.
 
     python -m experiments.compare_mip arms --budgets 10 60 300
     python -m experiments.compare_mip proofs --sizes 40 80 160 --time-limit 300
+    python -m experiments.compare_mip proofs --sizes 160 full --methods rootsplit
     python -m experiments.compare_mip proofs --sizes full --datasets liver --json /tmp/p.json
 """
 from __future__ import annotations
@@ -45,6 +47,7 @@ import gto
 import gto.mip
 import problems
 from gto.mip.branch import solve_branch
+from gto.mip.rootsplit import solve_rootsplit
 from gto.model.tree import FIGURE2
 from gto.utils._atomic import write_text_atomic
 
@@ -121,8 +124,9 @@ def subsample(name, size, seed=0):
 def exact(method, tree, X, y, time_limit, start):
     """One exact run warm-started from ``start``; (result, CPU seconds)."""
     t0 = time.process_time()
-    if method == "branch":
-        res = solve_branch(tree, X, y, time_limit, start, clock=time.process_time)
+    if method in ("branch", "rootsplit"):
+        run = solve_branch if method == "branch" else solve_rootsplit
+        res = run(tree, X, y, time_limit, start, clock=time.process_time)
     else:
         res = gto.mip.solve(tree, X, y, time_limit=time_limit, warm_start=start)
     return res, time.process_time() - t0
@@ -186,7 +190,7 @@ def main(argv=None):
     arms.add_argument("--out", default="results/compare_mip")
     prf = sub.add_parser("proofs", help="seconds to proof or final gap, beside GTO's errors")
     prf.add_argument("--sizes", nargs="+", default=list(SIZES), choices=SIZES)
-    prf.add_argument("--methods", nargs="+", default=["branch"], choices=["branch", "mip"])
+    prf.add_argument("--methods", nargs="+", default=["branch"], choices=["branch", "rootsplit", "mip"])
     prf.add_argument("--time-limit", type=float, default=300.0, help="seconds per exact run")
     prf.add_argument("--json", help="also write the rows with their histories here")
     for p in (arms, prf):

@@ -7,7 +7,9 @@ decisions on categorical features.  All model with cvxpy and run HiGHS by defaul
 (through highspy, which accepts warm starts); any installed cvxpy MIP solver
 can be chosen.  ``solve(..., method="branch")`` replaces the MIP by a branch
 and bound over point-to-leaf assignments with HiGHS LPs (``branch.py``), same
-hypothesis class and result, plus a (seconds, incumbent, bound) history.
+hypothesis class and result, plus a (seconds, incumbent, bound) history;
+``method="rootsplit"`` branches on the root's sides of depth-2 trees instead,
+bounded by sets of points no hyperplane splits (``rootsplit.py``).
 """
 from .oblique import solve
 from .oct import solve_oct

@@ -95,6 +95,13 @@ class Search:
         self.depth_of = _decision_depths(self.tree)
         self.t0 = self.clock()
 
+    name = "branch"  # the result's ``solver``
+
+    def root(self, W, gamma):
+        """The root node, its tree the start's scaled decisions."""
+        N, K = len(self.y), self.tree.n_leaves
+        return Node(np.full(N, FREE), np.zeros((N, K), dtype=bool), W, gamma, 0.0)
+
     # -- the node tree ---------------------------------------------------------
     def reach(self, V):
         """(N, K): point i meets every side of leaf k's path with margin."""
@@ -324,29 +331,33 @@ def duplicate_floor(Xs, y, weight):
 
 
 def solve_branch(tree, X, y, time_limit=60.0, warm_start=None, *, sample_weight=None,
-                 epsilon=None, mip_gap=0.0, verbose=False, clock=time.perf_counter):
+                 epsilon=None, mip_gap=0.0, verbose=False, clock=time.perf_counter,
+                 search_class=None):
     """Minimum (weighted) misclassified count of ``tree``'s structure, by branch and bound.
 
     Same hypothesis class and arguments as :func:`gto.mip.solve` (see the
     module docstring); ``clock`` measures ``time_limit`` (``time.process_time``
-    budgets CPU seconds).  Without a warm start the search starts from the
-    greedy LP tree.  Returns a :class:`gto.mip.MIPResult` whose ``history``
-    lists ``(seconds, incumbent, bound)`` at every change and whose
-    ``nodes`` and ``lps`` count the work.
+    budgets CPU seconds).  ``search_class`` is :class:`Search` (branching on
+    point-to-leaf assignments) or a subclass with its own nodes
+    (:class:`gto.mip.rootsplit.RootSearch`).  Without a warm start the
+    search starts from the greedy LP tree.  Returns a
+    :class:`gto.mip.MIPResult` whose ``history`` lists ``(seconds,
+    incumbent, bound)`` at every change and whose ``nodes`` and ``lps``
+    count the work.
     """
     from .backend import _gap
     from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 
+    cls = Search if search_class is None else search_class
     epsilon = EPSILON if epsilon is None else epsilon
     X, y, w, _, Xs, ym, wm, scaling = prepare(tree, X, y, sample_weight, epsilon)
     t0 = clock()
     W, gamma = _start(tree, X, y, w, warm_start, scaling, Xs, float(epsilon))
-    N, K = len(ym), tree.n_leaves
-    search = Search(tree, Xs, ym, wm, float(epsilon), mirror_pairs(tree), clock=clock,
-                    deadline=np.inf if time_limit is None else t0 + float(time_limit),
-                    mip_gap=float(mip_gap), floor=duplicate_floor(Xs, ym, wm), verbose=verbose)
+    search = cls(tree, Xs, ym, wm, float(epsilon), mirror_pairs(tree), clock=clock,
+                 deadline=np.inf if time_limit is None else t0 + float(time_limit),
+                 mip_gap=float(mip_gap), floor=duplicate_floor(Xs, ym, wm), verbose=verbose)
     search.t0 = t0
-    root = Node(np.full(N, FREE), np.zeros((N, K), dtype=bool), W, gamma, 0.0)
+    root = search.root(W, gamma)
     status, message, bound = search.run(root)
     runtime = clock() - t0
     W, gamma = search.best
@@ -358,6 +369,7 @@ def solve_branch(tree, X, y, time_limit=60.0, warm_start=None, *, sample_weight=
         objective=search.incumbent, bound=bound, gap=_gap(search.incumbent, bound),
         status=status, message=message, time_to_first=incumbents[0][0],
         time_to_best=incumbents[-1][0], incumbents=incumbents, runtime=runtime,
-        start_objective=incumbents[0][1], solver="branch", history=search.history,
+        start_objective=incumbents[0][1], solver=search.name,
+        history=search.history,
         nodes=search.nodes, lps=search.lps,
     )

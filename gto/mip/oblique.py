@@ -176,7 +176,8 @@ def build(tree, X, y, sample_weight=None, epsilon=EPSILON, tighten=True):
 @validate_params(
     {"tree": "no_validation", "X": "no_validation", "y": "no_validation",
      "warm_start": "no_validation", "epsilon": [Interval(Real, 0, 1, closed="right")],
-     "tighten": ["boolean"], "method": [StrOptions({"mip", "branch"})], **backend.BUDGET},
+     "tighten": ["boolean"], "method": [StrOptions({"mip", "branch", "rootsplit"})],
+     **backend.BUDGET},
     prefer_skip_nested_validation=True,
 )
 def solve(
@@ -214,12 +215,15 @@ def solve(
         Margin for the right side on scaled data (see the module docstring).
     tighten : bool
         Add the conflict and symmetry-breaking cuts (both valid).
-    method : {"mip", "branch"}
+    method : {"mip", "branch", "rootsplit"}
         ``"mip"``: the big-M model above on ``solver``.  ``"branch"``: branch
         and bound over point-to-leaf assignments with HiGHS LPs
         (:mod:`gto.mip.branch`), same hypothesis class, optimum and result
         fields, plus ``history`` (seconds, incumbent, bound); ``solver`` must
-        be HiGHS and ``tighten`` does not apply.
+        be HiGHS and ``tighten`` does not apply.  ``"rootsplit"``: branch and
+        bound over the root's sides with bounds from sets of points no
+        hyperplane splits (:mod:`gto.mip.rootsplit`; trees of depth 2 only),
+        otherwise as ``"branch"``.
 
     Returns
     -------
@@ -229,13 +233,15 @@ def solve(
     from .warm_start import oblique_start
 
     name = backend.check_solver(solver)
-    if method == "branch":
+    if method != "mip":
         from .branch import solve_branch
+        from .rootsplit import solve_rootsplit
 
         if name != "HIGHS":
-            raise ValueError(f"method='branch' solves its LPs with HiGHS, not solver={solver!r}")
-        return solve_branch(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
-                            epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
+            raise ValueError(f"method={method!r} solves its LPs with HiGHS, not solver={solver!r}")
+        run = solve_branch if method == "branch" else solve_rootsplit
+        return run(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
+                   epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)

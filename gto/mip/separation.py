@@ -23,6 +23,8 @@ import numpy as np
 TOL = 1e-7
 #: soft points are asked for this much beyond the hard margin (scaled units)
 SOFT_MARGIN = 1e-2
+#: a row is in an LP's dual support when its dual exceeds this
+DUAL_TOL = 1e-9
 
 _HIGHS = None
 
@@ -38,8 +40,11 @@ def _highs():
     return _HIGHS
 
 
-def _solve(cost, A, row_lower, row_upper, col_lower, col_upper):
-    """Minimise ``cost @ x`` s.t. ``row_lower <= A x <= row_upper``; ``x`` or None if infeasible."""
+def _solve(cost, A, row_lower, row_upper, col_lower, col_upper, duals=False):
+    """Minimise ``cost @ x`` s.t. ``row_lower <= A x <= row_upper``; ``x`` or None if infeasible.
+
+    With ``duals`` returns ``(x, row duals)``.
+    """
     import highspy as hp
 
     h = _highs()
@@ -64,7 +69,10 @@ def _solve(cost, A, row_lower, row_upper, col_lower, col_upper):
         return None
     if status != hp.HighsModelStatus.kOptimal:
         raise RuntimeError(f"HiGHS ended a separation LP with {h.modelStatusToString(status)}")
-    return np.asarray(h.getSolution().col_value)
+    solution = h.getSolution()
+    if duals:
+        return np.asarray(solution.col_value), np.asarray(solution.row_dual)
+    return np.asarray(solution.col_value)
 
 
 def _rows(X_left, X_right):
@@ -73,19 +81,24 @@ def _rows(X_left, X_right):
     return np.hstack([pts, -np.ones((len(pts), 1))])
 
 
-def margin(X_left, X_right):
+def margin(X_left, X_right, support=False):
     """Largest ``t <= 1`` with ``x.w - gamma <= 0`` on the left and ``>= t`` on the right.
 
     Returns ``(t, w, gamma)``.  ``|w|_inf <= 1`` and the data in [0, 1]^n give
     ``|x.w| <= n``; when both sides have points, any split has
     ``gamma`` between two such values, so a bound ``|gamma| <= n`` (the MIP's)
     never binds; with one side empty ``w = 0`` and ``gamma = -+1`` split.
+
+    With ``support`` also returns the indices (into the stacked left then
+    right points) of the rows with a nonzero dual: by LP duality these
+    points alone have the same largest margin, so when ``t < epsilon`` they
+    are a subset no decision of the class splits (at most ``n + 2`` points
+    in a basic dual solution; Kirchberger's bound).
     """
     n = X_left.shape[1]
-    if len(X_right) == 0:
-        return 1.0, np.zeros(n), 1.0
-    if len(X_left) == 0:
-        return 1.0, np.zeros(n), -1.0
+    if len(X_right) == 0 or len(X_left) == 0:
+        out = (1.0, np.zeros(n), 1.0 if len(X_right) == 0 else -1.0)
+        return out + (np.zeros(0, dtype=int),) if support else out
     R = _rows(X_left, X_right)
     nl = len(X_left)
     t_col = np.r_[np.zeros(nl), -np.ones(len(X_right))][:, None]
@@ -95,8 +108,9 @@ def margin(X_left, X_right):
     cost = np.r_[np.zeros(n + 1), -1.0]
     col_lower = np.r_[-np.ones(n), -np.inf, -np.inf]
     col_upper = np.r_[np.ones(n), np.inf, 1.0]
-    x = _solve(cost, A, lower, upper, col_lower, col_upper)
-    return float(x[-1]), x[:n], float(x[n])
+    x, dual = _solve(cost, A, lower, upper, col_lower, col_upper, duals=True)
+    out = (float(x[-1]), x[:n], float(x[n]))
+    return out + (np.flatnonzero(np.abs(dual) > DUAL_TOL),) if support else out
 
 
 def fit(X_left, X_right, soft_left, soft_right, soft_weight, epsilon):
