@@ -4,7 +4,8 @@ against what a careful user expects (the exit code, one error line without a tra
 input bytes unchanged, the output written).  Prints a table case -> outcome (and JSON with
 ``--json``); ``--quick`` leaves out the large timed cases.
 
-Run: ``python -m experiments.reliability_campaign [--quick] [--json]``.
+Run: ``python -m experiments.reliability_campaign [--quick] [--json] [--wide]`` (``--wide``:
+only the many-feature cases, CPU and peak memory of each).
 The timed case reports wall and CPU seconds of the whole command (CPU: the child's
 user + sys); the machine's load (``os.getloadavg``) is printed with them.
 """
@@ -137,6 +138,36 @@ def _big(folder, n_points, n_features, name, seed=0):
             fh.write(",".join(f"{v:.5f}" for v in row) + f",{c}\n")
 
 
+#: many features on 20 points (y from a random hyperplane): (case, Python statement on X, y)
+WIDE = [(f"GTOClassifier(max_iter=30), 20 x {n}",
+         n, "gto.GTOClassifier(max_iter=30, random_state=0).fit(X, y)")
+        for n in (100, 300, 1000, 10_000)] + [
+    ("optimize(init='cart', time_limit=60), 20 x 3000", 3000,
+     "gto.optimize(gto.Tree.complete(2, [0, 1], X.shape[1]), X, y, init='cart', "
+     "random_state=0, time_limit=60)")]
+
+
+def _wide_command(n, statement):
+    code = (f"import numpy as np, gto; rng = np.random.default_rng(0); "
+            f"X = rng.normal(size=(20, {n})); y = (X @ rng.normal(size={n}) > 0).astype(int); "
+            f"{statement}")
+    return f"/usr/bin/time -f 'peak %M KB' {sys.executable} -c \"{code}\""
+
+
+def wide_cases():
+    """The many-feature cases: CPU (user + sys) and peak memory of each in its own process."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, n, statement in WIDE:
+            r, wall, cpu = _run(_wide_command(n, statement), folder)
+            peak = [line for line in r.stderr.splitlines() if line.startswith("peak")]
+            rows.append({"case": name, "exit": r.returncode, "expected": 0,
+                         "outcome": "ok" if r.returncode == 0 else "BAD",
+                         "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                         "message": (peak or [r.stderr.strip()[-90:]])[-1]})
+    return rows
+
+
 def campaign(quick):
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -179,8 +210,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="leave out the large timed cases")
     parser.add_argument("--json", action="store_true", help="also print the rows as JSON")
+    parser.add_argument("--wide", action="store_true",
+                        help="only the many-feature cases (20 points, 100 - 10 000 features)")
     args = parser.parse_args(argv)
-    rows = campaign(args.quick)
+    rows = wide_cases() if args.wide else campaign(args.quick)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"load average: {load}; {sum(r['outcome'] == 'ok' for r in rows)} of {len(rows)} ok")
     print(markdown_table(["case", "exit", "expected", "outcome", "wall s", "cpu s", "message"],
