@@ -1,12 +1,14 @@
 """The internal cross-validation's successive halving (GTOClassifier, docs/speed.md):
 which searches it runs, when a contender leaves the race, and the refit's start
 when the CV ran on a subsample."""
+import time
 from itertools import product
 
 import numpy as np
 import pytest
 
 import gto
+import problems
 from gto.learners import _estimator as E
 
 
@@ -134,3 +136,24 @@ def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
     assert (row[:run].sum() + n_folds - run) / n_folds < bar
     complexity = [E._complexity(p, X.shape[1]) for p in np.array(res["params"])[svm]]
     assert clf.best_index_ == np.flatnonzero(svm)[E.one_standard_error(scores[svm], complexity)]
+
+
+def test_slow_svm_trees_under_a_time_limit_keep_the_folds_they_were_scored_on(monkeypatch):
+    """The SVM fits cannot be stopped, so with ``time_limit`` the internal CV scores
+    them fold by fold and keeps only the folds run before its share of the time
+    passed: every candidate is scored on the same folds, a tree comes back."""
+    real = E._svm_result
+
+    def slow(tree, X, y, *args, **kw):
+        time.sleep(0.2)  # one fold's three SVM trees take 0.6 s, above the SVM share of 1 s
+        return real(tree, X, y, *args, **kw)
+
+    monkeypatch.setattr(E, "_svm_result", slow)
+    X, y = problems.load("heart")
+    clf = gto.GTOClassifier(time_limit=1.0, random_state=0).fit(X, y)
+    splits = [k for k in clf.cv_results_ if k.startswith("split")]
+    assert splits == ["split0_test_score"]
+    assert np.all(np.isfinite(clf.cv_results_["split0_test_score"][:3]))
+    assert clf.score(X, y) > 0.5
+    free = gto.GTOClassifier(random_state=0).fit(X, y)  # no limit: every fold
+    assert len([k for k in free.cv_results_ if k.startswith("split")]) == 5

@@ -208,9 +208,12 @@ def _grid_choice(clf):
     """What the internal cross-validation chose over the grid."""
     if clf.cv_results_ is None:
         return f"alpha {clf.alpha_:g}" if clf.alpha_ is not None else "no selection"
+    ran = sum(key.endswith("_test_score") and key.startswith("split") for key in clf.cv_results_)
+    total = clf.cv if isinstance(clf.cv, int) else ran
+    cv = f"{total}-fold CV" + ("" if ran == total else f" (time limit: {ran} of its folds)")
     if clf.alpha_ is None:
-        return f"{clf.cv}-fold CV chose the 1-norm SVM tree of C = {clf.svm_C_:g}"
-    return f"{clf.cv}-fold CV chose alpha {clf.alpha_:g}" + (
+        return f"{cv} chose the 1-norm SVM tree of C = {clf.svm_C_:g}"
+    return f"{cv} chose alpha {clf.alpha_:g}" + (
         "" if clf.max_features_ is None else f", max {clf.max_features_} features")
 
 

@@ -45,6 +45,10 @@ SELECTIONS = ("best", "1se")
 #: with ``time_limit``, the share of it the internal cross-validation may use (the
 #: searched fold fits split it; the refit gets what is left)
 CV_SHARE = 0.75
+#: with ``time_limit``, the share of the internal CV's time that its linear-SVM
+#: trees may use (the folds they are scored on are the CV's folds; the searches get
+#: the rest)
+SVM_SHARE = 0.5
 #: above this many points the internal cross-validation (int ``cv``) runs on a
 #: stratified subsample of this size; the chosen grid point is refitted on all
 #: the data (docs/speed.md)
@@ -415,7 +419,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 scores, trees = self._scores(tree, Xs, y, w, grid, folds, time_limit, None)
         results = _cv_results(grid, scores)
         best = int(np.argmin(results["rank_test_score"]))
-        if self.selection == "1se" and len(folds) > 1:
+        if self.selection == "1se" and scores.shape[1] > 1:  # the folds scored (time limit)
             best = one_standard_error(scores, [_complexity(g, Xs.shape[1]) for g in grid])
         warm = None
         if len(Xs) < len(X) and grid[best]["alpha"] is not None:
@@ -445,14 +449,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         trees = np.full((len(grid), len(folds)), None, dtype=object)
         one_se = self.selection == "1se" and len(folds) > 1
         with self._bar(len(grid) * len(folds)) as bar:  # verbose: the first stage's fits
-            scores[svm], trees[svm] = self._scores(tree, X, y, w, [grid[i] for i in svm],
-                                                   folds, None, None, bar=bar)
+            ran = self._svm_folds(tree, X, y, w, grid, svm, folds, scores, trees,
+                                  None if time_limit is None else SVM_SHARE * time_limit, bar)
+            if ran < len(folds):  # out of time: every candidate is scored on these folds
+                bar.update((len(grid)) * (len(folds) - ran))
+                folds, scores, trees = folds[:ran], scores[:, :ran], trees[:, :ran]
+                one_se = one_se and ran > 1
             target = float(scores[svm].mean(axis=1).max())
             if not searched or (one_se and target >= 1 - 1e-12):
                 bar.update(len(searched) * len(folds))
                 return scores, trees
             svm_best = max(svm, key=lambda i: scores[i].mean())
-            reach = target - scores[svm_best].std(ddof=1) / np.sqrt(len(folds))  # contenders' bar
+            spread = scores[svm_best].std(ddof=1) / np.sqrt(len(folds)) if len(folds) > 1 else 0.0
+            reach = target - spread  # the contenders' bar
             self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees,
                              (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
                              bar)  # one short restart each
@@ -467,6 +476,24 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         for i in again:  # the fold trees of the contender's own stage only
             trees[i, np.isnan(scores[i])] = None
         return scores, trees
+
+    def _svm_folds(self, tree, X, y, w, grid, svm, folds, scores, trees, time_limit, bar):
+        """Score the linear-SVM trees ``svm`` (grid rows) fold by fold (``n_jobs`` folds
+        at a time) into ``scores`` and ``trees`` (in place); returns the number of
+        folds scored: all, or with ``time_limit`` (seconds) those run before the next
+        chunk of folds would pass it (at least one chunk; the SVM fits themselves
+        cannot be stopped)."""
+        t0 = time.perf_counter()
+        step = capped_jobs(self.n_jobs, len(folds))
+        for k in range(0, len(folds), step):
+            at = np.ix_(svm, range(k, min(k + step, len(folds))))
+            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in svm],
+                                                 folds[k:k + step], None, None, bar=bar)
+            spent = time.perf_counter() - t0
+            done = at[1].size + k
+            if time_limit is not None and done < len(folds) and spent * (1 + step / done) > time_limit:
+                return done
+        return len(folds)
 
     def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, race,
                     time_limit, bar, warm=False):
