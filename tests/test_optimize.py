@@ -5,9 +5,9 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
-from tabu.epts import CHUNK
 import problems
 from gto.model.tree import FIGURE2
+from tabu.epts import CHUNK
 
 from truths import count_errors, product_error, random_tree
 
