@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import tabu
-from tabu.status import Status
 from gto.engine import _block
 from gto.engine._block import Block, SingularBlockError
 from gto.engine._long_step import LongStepWalker
+from tabu.status import Status
+
 from test_walker import make_walker
 
 
@@ -99,7 +100,7 @@ def test_callback_sees_the_asked_iterations_and_an_up_to_date_walker():
     res = tabu.search(W, max_iter=500, random_state=0, callback=callback, callback_every=40)
     assert res.status == Status.CALLBACK and res.nit == seen[-1][0] >= 120
     assert {40, 80, 120} <= {it for it, *_ in seen}
-    for it, pivots, n_counts, best in seen:
+    for it, pivots, n_counts, _ in seen:
         assert pivots == it and n_counts == it + 1
     assert seen[-1][3] == res.fun == res.history["best"][-1]
 

@@ -16,7 +16,9 @@ on the walker's arrays in one compiled call, and returns to Python only:
   (``EXACT_EVERY`` pivots).  :class:`CompiledLoop` then pivots through
   :meth:`TreeWalker.pivot` and books the move with :func:`after_move`.
 
-The walker's kernels (:mod:`gto.engine._kernels`) are called as they are;
+Functions called only from compiled code have no CPython wrapper (it would
+unbox the whole state; a fifth of the compile time).  The walker's kernels
+(:mod:`gto.engine._kernels`) are called as they are;
 this module only holds the walker's glue (locate an edge, score a move or a
 vertex's table, pivot) and the EPTS rules.  Dense vertices only (no
 coordinate rows, no penalty): sparse vertices and long steps keep the Python
@@ -34,8 +36,7 @@ from tabu._select import best_admissible
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
-from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one,
-                       table_sums, vertex_update)
+from ._kernels import block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one, table_sums, vertex_update
 
 #: :func:`run_moves` ends: ``stop_at`` reached, no move left, or a pivot for Python
 REACHED, NO_MOVE, PENDING = 0, 1, 2
@@ -74,20 +75,20 @@ FP_DELTA, FP_ZERO, FP_TOL = range(3)
 
 # -- the walker ------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _rows(A, flat, d):
     """Decision d's part of a per-row array of the blocks (``A.off``: where each starts)."""
     return flat[A.off[d]:A.off[d + 1]]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _mat(A, flat, d):
     """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
     m = A.ints[I_M]
     return flat[m * A.off[d]:m * A.off[d + 1]].reshape((m, A.off[d + 1] - A.off[d]))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def finish(A, total, count):
     """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`)."""
     code = A.ints[I_OBJ]
@@ -98,13 +99,13 @@ def finish(A, total, count):
     return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _ratio_rows(A, d):
     """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
     return _mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def refresh(A, d):
     """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense)."""
     G, rabs, ybasic, in_block = _ratio_rows(A, d)
@@ -116,7 +117,7 @@ def refresh(A, d):
     A.fresh[d] = True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def candidates(A, E, L, V):
     """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number."""
     for d in range(A.fresh.shape[0]):
@@ -136,7 +137,7 @@ def candidates(A, E, L, V):
     return slots.shape[0]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def locate(A, e):
     """(found, d, q, sigma, leave, leaving, coef) of the edge ``e`` opens (:meth:`TreeWalker._locate`)."""
     n_theta, R, m = A.ints[I_NTHETA], A.ints[I_R], A.ints[I_M]
@@ -165,7 +166,7 @@ def locate(A, e):
     return True, d, q, sigma, leave, leaving, sigma * step
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
     s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.EL, A.ER, A.LE, A.sides, A.point_leaves,
@@ -173,14 +174,14 @@ def move_value(A, d, q, c):
     return finish(A, s0, s1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def needs_python(A, d):
     """True if decision d's next pivot refactorises, or the walker's next one is exact."""
     return ((A.updates[d] + 1) % REFACTOR_EVERY == 0
             or (A.ints[I_PIVOTS] + 1) % A.ints[I_EXACT] == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def walker_pivot(A, d, q, sigma, leave):
     """Pivot decision d and update the vertex (:meth:`TreeWalker.pivot`, the steps
     :func:`needs_python` leaves to it excepted).  Returns 1 done, 0 refused
@@ -234,7 +235,7 @@ def walker_pivot(A, d, q, sigma, leave):
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def refuse(A, d, q, sigma):
     """Drop decision d's edge freeing position q from this vertex's moves (:meth:`TreeWalker._refuse`)."""
     if not A.fresh[d]:
@@ -244,18 +245,18 @@ def refuse(A, d, q, sigma):
 
 # -- the search (tabu.epts's rules) ----------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _level(v, tol):
     """``v - tol * max(|v|, 1)``; +inf stays +inf."""
     return v - tol * (abs(v) if abs(v) > 1.0 else 1.0) if v < np.inf else v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _is_tabu(S, e, l, it):
     return (S.last_left[e] >= it - S.par[P_TE]) or (S.last_entered[l] >= it - S.par[P_TL])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _pick(S, n, weight, it, asp, rng):
     """Index of the best admissible move among ``S.E[:n]`` (eq. 25 with ``weight``)."""
     ties = best_admissible(S.E[:n], S.L[:n], S.V[:n], S.F, weight, it, S.par[P_TE], S.par[P_TL],
@@ -263,7 +264,7 @@ def _pick(S, n, weight, it, asp, rng):
     return ties[0] if ties.shape[0] == 1 else ties[rng.integers(0, ties.shape[0])]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _remake(A, S, it, thr, asp, rng):
     """Make the candidate list (:func:`tabu.epts._remake`); returns the move's index in S.E or -1."""
     n = candidates(A, S.E, S.L, S.V)
@@ -291,7 +292,7 @@ def _remake(A, S, it, thr, asp, rng):
     return _pick(S, n, 0.0, it, asp, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _scan(A, S, it, thr, asp):
     """First admissible improving move of the candidate list (:func:`tabu.epts._scan`):
     (found, e, l, v, d, q, sigma, leave)."""
@@ -312,7 +313,7 @@ def _scan(A, S, it, thr, asp):
     return False, 0, 0, 0.0, 0, 0, 0.0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def next_move(A, S, it, rng):
     """The move of iteration ``it`` (:func:`tabu.epts._next_move`):
     (found, e, l, v, d, q, sigma, leave)."""
@@ -340,7 +341,7 @@ def next_move(A, S, it, rng):
     return found, e, l, v, d, q, sigma, leave
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def save_best(A, S):
     """Keep the current vertex as the search's best (its theta and basis flags)."""
     S.saved_theta[:] = A.theta
@@ -349,7 +350,7 @@ def save_best(A, S):
     S.ist[S_SAVED] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def after_move(S, e, l, v, it):
     """Book move (e, l) of value v made at iteration ``it``: memories, values, history,
     then the mode switch (:func:`tabu.epts._apply`, :func:`tabu.epts._switch_mode`)."""
@@ -379,7 +380,7 @@ def after_move(S, e, l, v, it):
             S.ist[S_DIV_LEFT] = S.par[P_MDIV]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def run_moves(A, S, rng, stop_at):
     """Moves until ``stop_at`` moves are done; returns REACHED, NO_MOVE or PENDING (the
     chosen move in ``S.ist[S_PEND_E]``, ``S.ist[S_PEND_L]``, ``S.fst[SF_PEND_V]``;
