@@ -67,7 +67,7 @@ def test_iteration_callback_follows_optimize_and_never_stops_it():
         return inner(iteration, walker, value)
 
     res = gto.optimize(tree, X, y, max_iter=200, random_state=0, callback=callback)
-    assert res.nit == 200 and calls[-1] == 200 and calls == sorted(calls)  # between chunks
+    assert res.nit == 200 and len(calls) >= 200  # a caller's callback sees every move
     draws = out.getvalue().count("\r")
     assert 2 <= draws <= 110  # about one draw per 1 % of the iterations
     assert "best" in out.getvalue()

@@ -40,6 +40,7 @@ Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -255,7 +256,8 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
                 return True
             return bool(inner(iteration, walker, value)) if inner is not None else False
 
-        options["callback_every"] = every  # a compiled loop calls back at these iterations
+        # a compiled loop calls back at these iterations (and at the caller's, if any)
+        options["callback_every"] = math.gcd(every, options.get("callback_every", every))
     res = tabu.search(walker, max_iter=max_iter, random_state=rng, time_limit=_remaining(deadline),
                       callback=callback, **options)
     h = res.history

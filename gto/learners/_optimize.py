@@ -412,8 +412,10 @@ def _run_rounds(plan, tree, call, origin):
     bar = Progress(total=call.restarts * call.max_iter if sequential else call.restarts,
                    desc="gto.optimize", quiet=not call.verbose, force=True)
     track = (bar, call.verbose, sequential, call.restarts, stop, plan.others)
-    args = (tree, call.objective, call.method, call.max_iter, call.callback,
-            dict(call.options or {}), origin)
+    options = dict(call.options or {})
+    if call.callback is not None and call.method == "tabu":  # the caller's callback sees every
+        options.setdefault("callback_every", 1)  # move (a compiled loop: one move a call)
+    args = (tree, call.objective, call.method, call.max_iter, call.callback, options, origin)
     runs = []
     with bar, verbose_logging(call.verbose):
         try:
