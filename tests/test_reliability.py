@@ -30,6 +30,8 @@ from gto.utils import _memory
 from gto.utils._interrupt import OutOfTime, StopRequest, limits
 from gto.utils._workers import capped_jobs
 
+from truths import walk_errors
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = "/work/shared/cases/singular_pivot.csv"
 
@@ -496,6 +498,8 @@ def test_weights_near_the_float_limit(tmp_path, capsys):
     model = tmp_path / "m.json"
     code, _, err = run(capsys, "fit", path, "--sample-weight", "w", "--depth", "1", "-o", model)
     assert code == 0 and "inf" not in err and "nan" not in err
+    share = 100 * walk_errors(gto.Tree.load(model), X, y) / len(y)  # equal weights: a share of points
+    assert f"({share:.1f} %; 60 points)" in err and "weights rescaled" in err
     assert "Infinity" not in model.read_text() and "NaN" not in model.read_text()
     assert run(capsys, "show", model)[0] == 0
 

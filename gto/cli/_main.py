@@ -267,12 +267,8 @@ def cmd_fit(args):
     model = clf.tree_
     model.feature_names, model.target = table.feature_names, args.target
     _save_or_rescue(model, args.output)
-    w = None if table.sample_weight is None else check_sample_weight(table.sample_weight, len(y))
-    n = len(y) if w is None else float(w.sum())  # in the fit's units (huge weights rescaled)
-    n_errors = model.n_errors(X, y, w)
     runs = res.get("restarts")  # of the final search (an SVM tree has none)
-    summary = (f"{n_errors:g} of {n:g} training points misclassified "
-               f"({100 * n_errors / n:.1f} %), {_chosen(clf)}"
+    summary = (f"{_training_errors(model, X, y, table.sample_weight)}, {_chosen(clf)}"
                + ("" if runs is None else f", {len(runs)} of {args.restarts} restart(s)")
                + f", {time.perf_counter() - t0:.1f} s")
     if res.status == Status.INTERRUPTED:
@@ -282,6 +278,27 @@ def cmd_fit(args):
     early = "time limit reached, the best tree so far: " if res.status == Status.TIME_LIMIT else ""
     note(args, f"fit: {early}{summary}; wrote {args.output}")
     return 0
+
+
+def _training_errors(model, X, y, sample_weight):
+    """The fit summary's error count: points, or with weights the misclassified
+    weight in the file's units beside the number of points (in the fit's rescaled
+    units when the file's total overflows a float, as 1e308 weights do)."""
+    import numpy as np
+
+    if sample_weight is None:
+        n_errors = model.n_errors(X, y)
+        return f"{n_errors:g} of {len(y)} training points misclassified ({100 * n_errors / len(y):.1f} %)"
+    w = np.asarray(sample_weight, dtype=float)
+    with np.errstate(over="ignore"):
+        total = float(w.sum())
+    units = ""
+    if not np.isfinite(total):
+        w = check_sample_weight(w, len(y))
+        total, units = float(w.sum()), " (weights rescaled by a power of two)"
+    n_errors = model.n_errors(X, y, w)
+    return (f"{n_errors:g} of {total:g} training weight misclassified{units} "
+            f"({100 * n_errors / total:.1f} %; {len(y)} points)")
 
 
 # -- predict, show, export -------------------------------------------------------
