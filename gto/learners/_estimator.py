@@ -820,16 +820,18 @@ def _subsample(y, size, seed):
     return np.sort(keep)
 
 
-def cv_iter(max_iter):
-    """Moves of a search inside the internal cross-validation: ``CV_ITER_SHARE`` of
-    the final fit's (at least one)."""
-    return max(1, int(round(CV_ITER_SHARE * max_iter))) if max_iter else max_iter
+def cv_iter(max_iter, share=None):
+    """Moves per restart of a search inside the internal cross-validation: ``share`` of
+    the final fit's ``max_iter`` (at least one); None: ``CV_ITER_SHARE``, the first
+    stage's."""
+    share = CV_ITER_SHARE if share is None else share
+    return max(1, int(round(share * max_iter))) if max_iter else max_iter
 
 
 def contender_iter(max_iter):
     """Moves per restart of a contender's searches in the second stage of the internal
-    cross-validation: ``CONTENDER_ITER_SHARE`` of the final fit's (at least one)."""
-    return max(1, int(round(CONTENDER_ITER_SHARE * max_iter))) if max_iter else max_iter
+    cross-validation (``CONTENDER_ITER_SHARE`` of the final fit's)."""
+    return cv_iter(max_iter, CONTENDER_ITER_SHARE)
 
 
 def _seed(random_state):
