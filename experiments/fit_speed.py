@@ -9,7 +9,8 @@ BLAS/numba thread: run with ``OMP_NUM_THREADS=1`` etc.), the wall seconds,
 and the held-out error; the GTO fits are also split by stage (CPU seconds):
 
 - ``cv``: the internal cross-validation (``GTOClassifier._select``), of which
-  ``svm``: the 1-norm SVM-tree candidates (no search);
+  ``svm``: the 1-norm SVM-tree candidates (no search), and ``contenders``: its
+  second stage (the contenders' searches, raced over the folds);
 - ``refit``: the final fit on the whole training fold (fit minus ``cv``);
 - over both: ``setup`` (building ``TreeProblem``), ``starts`` (the start
   trees), ``search`` (the tabu searches, ``run_tabu``), of which ``refine``
@@ -52,8 +53,12 @@ SYNTHETIC = (10_000, 100_000)
 DATA = (*problems.DATASETS, *problems.NUMERIC)
 #: functions timed inside a GTO fit (found by name in the loaded gto modules, so the
 #: script runs on older and newer layouts alike): stage -> (module attribute names)
-STAGES = {"cv": ("_select",), "svm": ("_svm_result",), "setup": ("TreeProblem",),
-          "starts": ("start_theta",), "search": ("run_tabu",), "refine": ("refine_theta",)}
+STAGES = {"cv": ("_select",), "svm": ("_svm_result",), "contenders": ("_race_folds",),
+          "setup": ("TreeProblem",), "starts": ("start_theta",), "search": ("run_tabu",),
+          "refine": ("refine_theta",)}
+#: stages that count only the calls for which this test of (args, kwargs) holds: the
+#: internal CV's second stage is the race of its contenders (warm from the first stage)
+WHEN = {"contenders": lambda args, kwargs: bool(kwargs.get("warm"))}
 
 
 # -- stage timing --------------------------------------------------------------
@@ -81,7 +86,7 @@ def stage_clock():
             for owner, attr in _owners(name):
                 original = vars(owner)[attr]
                 saved.append((owner, attr, original))
-                setattr(owner, attr, _timed(original, stage, totals))
+                setattr(owner, attr, _timed(original, stage, totals, WHEN.get(stage)))
     try:
         yield totals
     finally:
@@ -89,10 +94,12 @@ def stage_clock():
             setattr(owner, attr, original)
 
 
-def _timed(func, stage, totals):
+def _timed(func, stage, totals, when=None):
     depth = [0]
 
     def wrapper(*args, **kwargs):
+        if when is not None and not when(args, kwargs):
+            return func(*args, **kwargs)
         depth[0] += 1
         t0 = time.process_time()
         try:
@@ -211,7 +218,7 @@ def summarise(rows):
 def table(summ, arm_names):
     """Markdown: per data set, GTO's median CPU seconds per fit and its stages, the
     peers' median CPU seconds, then the held-out error % of each arm."""
-    stage_names = ["cv", "svm", "refit", "setup", "starts", "search", "refine"]
+    stage_names = ["cv", "svm", "contenders", "refit", "setup", "starts", "search", "refine"]
     peers_ = [a for a in arm_names if a != "GTO"]
     header = (["data", "n", "GTO s (max)"] + [f"{k} s" for k in stage_names]
               + [f"{a} s" for a in peers_] + [f"{a} test %" for a in arm_names] + ["CV choice", "best CV mean"])

@@ -157,3 +157,28 @@ def test_slow_svm_trees_under_a_time_limit_keep_the_folds_they_were_scored_on(mo
     assert clf.score(X, y) > 0.5
     free = gto.GTOClassifier(random_state=0).fit(X, y)  # no limit: every fold
     assert len([k for k in free.cv_results_ if k.startswith("split")]) == 5
+
+
+def test_a_contender_searches_half_the_moves_of_the_refit(monkeypatch):
+    """Second stage: each of a contender's restarts runs at most ``contender_iter`` moves
+    (CONTENDER_ITER_SHARE of ``max_iter``); the refit of the chosen search runs
+    ``max_iter`` per restart (XOR: the search beats the SVM trees)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(150, 2))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    real, calls = E.optimize, []
+
+    def spy(tree, X, y, **kw):
+        res = real(tree, X, y, **kw)
+        calls.append((len(y), kw["restarts"], kw["max_iter"], res))
+        return res
+
+    monkeypatch.setattr(E, "optimize", spy)
+    clf = gto.GTOClassifier(random_state=0, max_iter=400).fit(X, y)
+    assert clf.alpha_ == 0.0
+    assert E.contender_iter(400) == round(E.CONTENDER_ITER_SHARE * 400) < 400
+    second = [c for c in calls if c[0] < len(y) and c[1] == E.CONTENDER_RESTARTS]
+    assert second and all(c[2] == E.contender_iter(400) for c in second)
+    assert all(r.nit <= restarts * it for _, restarts, it, r in second)
+    refit = [c for c in calls if c[0] == len(y)]
+    assert len(refit) == 1 and refit[0][1:3] == (3, 400)

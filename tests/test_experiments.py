@@ -130,3 +130,29 @@ def test_bench_gto_reports_every_figure(capsys):
         cv = report["cross_validation"][arm]
         assert 0 <= cv["train_error_%"] <= 100 and 0 <= cv["test_error_%"] <= 100
     assert "iterations in" in capsys.readouterr().out
+
+
+def test_fit_speed_times_the_contender_stage_inside_the_internal_cv():
+    """``stage_clock``'s "contenders" counts the internal CV's second stage only: on
+    XOR the search is a contender (and chosen); on wdbc the first stage runs and
+    stops the search before it becomes one, so nothing is counted; the estimator's
+    method is restored afterwards."""
+    from sklearn.preprocessing import MinMaxScaler
+
+    import gto
+    from experiments import fit_speed
+    from gto.learners._estimator import GTOClassifier
+
+    original = vars(GTOClassifier)["_race_folds"]
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(150, 2))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    with fit_speed.stage_clock() as stages:
+        clf = gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
+    assert clf.alpha_ == 0.0 and 0 < stages["contenders"] <= stages["cv"]
+    X, y = problems.load("wdbc")
+    with fit_speed.stage_clock() as stages:
+        clf = gto.GTOClassifier(random_state=0, max_iter=300).fit(MinMaxScaler().fit_transform(X), y)
+    ran = np.isfinite(clf.cv_results_["split0_test_score"][~np.isnan(clf.cv_results_["param_alpha"])])
+    assert ran.all() and stages["contenders"] == 0 and stages["search"] > 0
+    assert vars(GTOClassifier)["_race_folds"] is original

@@ -58,6 +58,8 @@ CV_POINTS = 2000
 CV_ITER_SHARE = 0.1
 #: restarts of a contender's searches in the second stage of the internal CV
 CONTENDER_RESTARTS = 2
+#: a contender's restarts run at most this share of ``max_iter`` moves each
+CONTENDER_ITER_SHARE = 0.5
 #: a search's restart ends after this many rounds' worth of moves without fewer
 #: training errors (gto.portfolio's ``patience``; docs/speed.md)
 PATIENCE = 1
@@ -435,10 +437,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         are not run (NaN).  Else every searched grid point runs one restart of
         ``cv_iter(max_iter)`` moves per fold; one whose mean is then within one
         standard error of the best SVM tree's or above (:func:`_contenders`) is
-        scored again with ``max_iter`` moves and up to ``CONTENDER_RESTARTS``
-        restarts, the first from its first-stage tree of that fold, while it can
-        still be chosen over the best SVM tree whatever it scores on the folds
-        left (:func:`_can_win`; the first stage's scores are replaced).  Both
+        scored again with ``contender_iter(max_iter)`` moves and up to
+        ``CONTENDER_RESTARTS`` restarts, the first from its first-stage tree of
+        that fold, while it can still be chosen over the best SVM tree whatever
+        it scores on the folds left (:func:`_can_win`; the first stage's scores are replaced).  Both
         stages run fold by fold (:meth:`_race_folds`); the first stops a searched
         point once its mean cannot reach the contenders' bar any more.  A point
         stopped keeps NaN on the folds it did not run."""
@@ -466,7 +468,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                              (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
                              bar)  # one short restart each
         again = _contenders(scores, grid)
-        budget = (self.max_iter, min(self.restarts, CONTENDER_RESTARTS))
+        budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
         scores[again] = np.nan
         if again:
             with self._bar(len(again) * len(folds), "contenders") as bar:
@@ -478,13 +480,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return scores, trees
 
     def _svm_folds(self, tree, X, y, w, grid, svm, folds, scores, trees, time_limit, bar):
-        """Score the linear-SVM trees ``svm`` (grid rows) fold by fold (``n_jobs`` folds
-        at a time) into ``scores`` and ``trees`` (in place); returns the number of
-        folds scored: all, or with ``time_limit`` (seconds) those run before the next
-        chunk of folds would pass it (at least one chunk; the SVM fits themselves
-        cannot be stopped)."""
+        """Score the linear-SVM trees ``svm`` (grid rows) into ``scores`` and ``trees``
+        (in place), with ``time_limit`` (seconds) fold by fold (``n_jobs`` folds at a
+        time); returns the number of folds scored: all, or with ``time_limit`` those
+        run before the next chunk of folds would pass it (at least one chunk; the SVM
+        fits themselves cannot be stopped)."""
         t0 = time.perf_counter()
-        step = capped_jobs(self.n_jobs, len(folds))
+        # without a time limit one call scores every fold (n_jobs at a time)
+        step = len(folds) if time_limit is None else capped_jobs(self.n_jobs, len(folds))
         for k in range(0, len(folds), step):
             at = np.ix_(svm, range(k, min(k + step, len(folds))))
             scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in svm],
@@ -817,10 +820,18 @@ def _subsample(y, size, seed):
     return np.sort(keep)
 
 
-def cv_iter(max_iter):
-    """Moves of a search inside the internal cross-validation: ``CV_ITER_SHARE`` of
-    the final fit's (at least one)."""
-    return max(1, int(round(CV_ITER_SHARE * max_iter))) if max_iter else max_iter
+def cv_iter(max_iter, share=None):
+    """Moves per restart of a search inside the internal cross-validation: ``share`` of
+    the final fit's ``max_iter`` (at least one); None: ``CV_ITER_SHARE``, the first
+    stage's."""
+    share = CV_ITER_SHARE if share is None else share
+    return max(1, int(round(share * max_iter))) if max_iter else max_iter
+
+
+def contender_iter(max_iter):
+    """Moves per restart of a contender's searches in the second stage of the internal
+    cross-validation (``CONTENDER_ITER_SHARE`` of the final fit's)."""
+    return cv_iter(max_iter, CONTENDER_ITER_SHARE)
 
 
 def _seed(random_state):
