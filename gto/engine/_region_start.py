@@ -70,19 +70,10 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
     active = np.ones(n, dtype=np.bool_)
     theta = np.zeros(m)
     for _ in range(steps):
-        G = ridge * np.eye(m)
-        b = np.zeros(m)
-        for i in range(n):
-            if active[i]:
-                for a in range(m):
-                    xa = X1[i, a] * w[i]
-                    b[a] += xa * t[i]
-                    for c in range(a, m):
-                        G[a, c] += xa * X1[i, c]
-        for a in range(m):
-            for c in range(a):
-                G[a, c] = G[c, a]
-        theta = np.linalg.solve(G, b)
+        Xa = X1[active]
+        Xw = np.ascontiguousarray((Xa * w[active].reshape(-1, 1)).T)
+        G = Xw @ Xa + ridge * np.eye(m)  # the normal equations, by BLAS
+        theta = np.linalg.solve(G, Xw @ t[active])
         margin = t * (X1 @ theta)
         inside = (margin < 1.0) & (margin > -ramp)
         if np.array_equal(inside, active) or inside.sum() < m:
