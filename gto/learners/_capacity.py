@@ -14,11 +14,11 @@ the grid points of both depths together, every shallower point counting as
 simpler than every deeper one (CART's one-standard-error rule over the union):
 with "1se" the deeper tree is kept only if the best deeper grid point's mean
 held-out accuracy, minus its standard error over the internal folds, is above
-the mean of *every* shallower grid point.  Comparing the deeper winner with
-the shallower estimator's own (1se-chosen, so possibly not its best) point
-instead kept depth-3 trees that did not hold up (credit-g, docs/depth3.md): the
-deeper grid had more chances to score well by luck on the same folds, and the
-shallower grid's best point is the fair yardstick of that luck.  The kept tree
+the mean of *every* shallower grid point.  Comparing the two estimators'
+chosen points instead kept depth-3 trees that did not hold up held out
+(docs/depth3.md): a chosen point is the simplest within one standard error of
+its grid's best, so the shallower one, the yardstick, can sit well below what
+depth k - 1 reaches on the same folds.  The kept tree
 is then the deeper estimator's own choice, or the shallower estimator as it
 stands (the depth-(k - 1) default, not refitted at another grid point).
 Applied downwards, depth k - 1 against k - 2 and so on to depth 2, where the
