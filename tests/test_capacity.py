@@ -3,19 +3,30 @@ import numpy as np
 import pytest
 
 import gto
-from gto.learners._capacity import _deeper_pays, choose_depth
+from gto.learners._capacity import _deeper_pays, choose_depth, grid_scores
 from gto.learners._estimator import one_standard_error
 
 
-@pytest.mark.parametrize("seed", range(100))
-def test_deeper_pays_is_the_one_standard_error_rule(seed):
+@pytest.mark.parametrize("seed", range(200))
+def test_deeper_pays_is_the_one_standard_error_rule_over_both_grids(seed):
     rng = np.random.default_rng(seed)
-    shallow = rng.choice([0.7, 0.75, 0.8, 0.85], 5)
-    deep = np.clip(shallow + rng.choice([-0.05, 0, 0.05, 0.1], 5), 0, 1)
-    # the estimator's rule over two candidates, the shallower tree the simpler
-    picked = one_standard_error(np.vstack([shallow, deep]), [(0,), (1,)])
-    assert _deeper_pays(deep, shallow, "1se") == (picked == 1)
-    assert _deeper_pays(deep, shallow, "best") == (deep.mean() > shallow.mean() + 1e-12)
+    n_shallow, n_deep = rng.integers(1, 4, 2)
+    shallow = rng.choice([0.7, 0.75, 0.8, 0.85], (n_shallow, 5))
+    deep = np.clip(shallow[rng.integers(n_shallow, size=n_deep)]
+                   + rng.choice([-0.05, 0, 0.05, 0.1], (n_deep, 5)), 0, 1)
+    # the estimator's rule over all grid points, every shallower one the simpler
+    both = np.vstack([shallow, deep])
+    picked = one_standard_error(both, [(0,)] * n_shallow + [(1,)] * n_deep)
+    assert _deeper_pays(deep, shallow, "1se") == (picked >= n_shallow)
+    best = int(np.lexsort((np.arange(len(both)), -np.round(both.mean(axis=1), 12)))[0])
+    assert _deeper_pays(deep, shallow, "best") == (best >= n_shallow)
+
+
+def test_grid_scores_leave_out_points_stopped_in_a_race():
+    model = gto.GTOClassifier()
+    model.cv_results_ = {"split0_test_score": np.array([0.7, 0.8, 0.9]),
+                         "split1_test_score": np.array([0.6, np.nan, 0.7])}
+    np.testing.assert_array_equal(grid_scores(model), [[0.7, 0.6], [0.9, 0.7]])
 
 
 def test_depth_three_keeps_the_shallower_fit_unless_it_pays():
@@ -26,10 +37,16 @@ def test_depth_three_keeps_the_shallower_fit_unless_it_pays():
     assert set(model.depth_scores_) == {2, 3}
     shallow = model.shallower_
     assert shallow.depth == 2 and shallow.depth_ == 2 and shallow.shallower_ is None
-    pays = _deeper_pays(model.depth_scores_[3], model.depth_scores_[2], "1se")
+    # the same depth-3 fit without the comparison (its structure given)
+    deep = gto.GTOClassifier(structure=(((0, 1), (0, 1)), ((0, 1), (0, 1))), max_iter=60,
+                             random_state=0, cv=3).fit(X, y)
+    pays = _deeper_pays(grid_scores(deep), grid_scores(shallow), "1se")
     assert model.depth_ == (3 if pays else 2)
-    kept = model if pays else shallow
-    assert model.tree_ is kept.tree_ and model.alpha_ == kept.alpha_
+    np.testing.assert_array_equal(model.depth_scores_[3], deep.cv_results_[
+        "split0_test_score"][[deep.best_index_]].tolist() + [
+        deep.cv_results_[f"split{k}_test_score"][deep.best_index_] for k in (1, 2)])
+    kept = deep if pays else shallow
+    assert model.alpha_ == kept.alpha_ and model.best_index_ == kept.best_index_
     np.testing.assert_array_equal(model.predict(X), kept.tree_.predict(X))
     # the same depth-2 fit as a depth-2 estimator of its own
     alone = gto.GTOClassifier(depth=2, max_iter=60, random_state=0, cv=3).fit(X, y)

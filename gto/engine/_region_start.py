@@ -31,6 +31,8 @@ enough for the thousands of fits of one start.
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 from numba import njit
 
@@ -68,19 +70,10 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
     active = np.ones(n, dtype=np.bool_)
     theta = np.zeros(m)
     for _ in range(steps):
-        G = ridge * np.eye(m)
-        b = np.zeros(m)
-        for i in range(n):
-            if active[i]:
-                for a in range(m):
-                    xa = X1[i, a] * w[i]
-                    b[a] += xa * t[i]
-                    for c in range(a, m):
-                        G[a, c] += xa * X1[i, c]
-        for a in range(m):
-            for c in range(a):
-                G[a, c] = G[c, a]
-        theta = np.linalg.solve(G, b)
+        Xa = X1[active]
+        Xw = np.ascontiguousarray((Xa * w[active].reshape(-1, 1)).T)
+        G = Xw @ Xa + ridge * np.eye(m)  # the normal equations, by BLAS
+        theta = np.linalg.solve(G, Xw @ t[active])
         margin = t * (X1 @ theta)
         inside = (margin < 1.0) & (margin > -ramp)
         if np.array_equal(inside, active) or inside.sum() < m:
@@ -89,16 +82,127 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
     return theta
 
 
+@njit(cache=True)
+def _random_gate(X1, low, high):  # pragma: no cover - compiled
+    """:meth:`_RegionFit.random_gate` on numba's random stream."""
+    m = X1.shape[1]
+    gate = np.zeros(m)
+    gate[:m - 1] = np.random.standard_normal(m - 1)
+    if X1.shape[0] > 0:
+        gate[m - 1] = np.quantile(X1[:, :m - 1] @ gate[:m - 1], np.random.uniform(low, high))
+    return gate
+
+
+@njit(cache=True)
+def _lowest_gate(X1, y, w, a, b, warm, has_warm, low, high, steps, ridge, ramp):  # pragma: no cover
+    """:meth:`_RegionFit._lowest` (and the gate of too few points), compiled."""
+    n, m = X1.shape
+    mask = (y == a) | (y == b)
+    n_a, n_ab = np.sum(y[mask] == a), np.sum(mask)
+    if n < m + 2 or a == b or n_a == 0 or n_a == n_ab:
+        return warm.copy() if has_warm else _random_gate(X1, low, high)
+    t = np.where(y[mask] == a, -1.0, 1.0)
+    ws = w[mask]
+    return _l2_svm(X1[mask], t, ws / np.sum(ws), steps, ridge, ramp)
+
+
+@njit(cache=True)
+def _pair_predict(X1, T, classes):  # pragma: no cover - compiled
+    """Codes of the height-2 subtree with gates ``T`` (3, m) and leaves ``classes``."""
+    out = np.empty(X1.shape[0], dtype=np.int64)
+    z0, z1, z2 = X1 @ T[0], X1 @ T[1], X1 @ T[2]
+    for i in range(X1.shape[0]):
+        if z0[i] <= 0:
+            out[i] = classes[0] if z1[i] <= 0 else classes[1]
+        else:
+            out[i] = classes[2] if z2[i] <= 0 else classes[3]
+    return out
+
+
+@njit(cache=True)
+def _pair_below(X1, y, w, classes, gate, W, has, low, high, steps, ridge, ramp):  # pragma: no cover
+    """:meth:`_RegionFit.below` of a height-2 pair: ``(T, errors)``."""
+    left = X1 @ gate <= 0
+    T = np.empty((3, X1.shape[1]))
+    T[0] = gate
+    T[1] = _lowest_gate(X1[left], y[left], w[left], classes[0], classes[1], W[1], has[1],
+                        low, high, steps, ridge, ramp)
+    T[2] = _lowest_gate(X1[~left], y[~left], w[~left], classes[2], classes[3], W[2], has[2],
+                        low, high, steps, ridge, ramp)
+    return T, np.sum(w * (_pair_predict(X1, T, classes) != y))
+
+
+@njit(cache=True)
+def _pair_alternate(X1, y, w, classes, gate, W, has, rounds, low, high, steps, ridge,
+                    ramp):  # pragma: no cover - compiled
+    """:meth:`_RegionFit.alternate` of a height-2 pair: the best ``(T, errors)``."""
+    m = X1.shape[1]
+    T, errors = _pair_below(X1, y, w, classes, gate, W, has, low, high, steps, ridge, ramp)
+    best, best_errors = T.copy(), errors
+    last_care, last_left = np.zeros(0, np.bool_), np.zeros(0, np.bool_)
+    warm = np.ones(3, np.bool_)
+    for _ in range(rounds):
+        z1, z2 = X1 @ T[1], X1 @ T[2]
+        right0 = np.where(z1 <= 0, classes[0], classes[1]) == y
+        right1 = np.where(z2 <= 0, classes[2], classes[3]) == y
+        care = right0 != right1
+        go_left = right0[care]
+        same = (len(last_care) == len(care) and np.array_equal(care, last_care)
+                and np.array_equal(go_left, last_left))
+        if care.sum() < m + 2 or go_left.all() or not go_left.any() or same:
+            break
+        last_care, last_left = care, go_left
+        ws = w[care]
+        gate = _l2_svm(X1[care], np.where(go_left, -1.0, 1.0), ws / np.sum(ws), steps, ridge,
+                       ramp)
+        T, errors = _pair_below(X1, y, w, classes, gate, T, warm, low, high, steps, ridge, ramp)
+        if errors < best_errors:
+            best, best_errors = T.copy(), errors
+    return best, best_errors
+
+
+@njit(cache=True)
+def _fit_pair(X1, y, w, classes, W, has, gates, rounds, low, high, seed, steps, ridge,
+              ramp):  # pragma: no cover - compiled
+    """:meth:`_RegionFit.fit` of a decision of height 2 whose children are decisions
+    of height 1 (leaf codes ``classes``, left to right): from the warm gates ``W``
+    (``has[0]``), else from each of the random ``gates``; ``(T (3, m), errors)`` of
+    the fewest errors.  Random gates needed inside come from numba's stream seeded
+    by ``seed``."""
+    np.random.seed(seed)
+    if has[0]:
+        return _pair_alternate(X1, y, w, classes, W[0].copy(), W, has, rounds, low, high, steps,
+                               ridge, ramp)
+    none = np.zeros(3, np.bool_)
+    best, best_errors = np.zeros((3, X1.shape[1])), np.inf
+    for k in range(gates.shape[0]):
+        T, errors = _pair_alternate(X1, y, w, classes, gates[k].copy(), W, none, rounds, low, high,
+                                    steps, ridge, ramp)
+        if errors < best_errors:
+            best, best_errors = T, errors
+    return best, best_errors
+
+
 class _RegionFit:
     """The recursive fits of the module docstring on one problem."""
 
     def __init__(self, problem, rng):
-        self.X1, self.y, self.w = problem.data.X1, problem.data.y, problem.data.weight
+        self.X1, self.w = problem.data.X1, problem.data.weight
         template = problem.layout.template
-        self.children, self.leaf = template.children, template.leaf_classes
+        self.children = template.children
+        # labels as codes 0..K-1 (the compiled fits compare integers)
+        labels = np.unique(np.concatenate([problem.data.y, template.leaf_classes]))
+        self.y = np.searchsorted(labels, problem.data.y).astype(np.int64)
+        self.leaf = np.searchsorted(labels, template.leaf_classes).astype(np.int64)
         self.rng = rng
         self.height = {}
         self._heights(("d", 0))
+        # decisions of height 2 over two decisions of height 1 (the compiled fit)
+        self.pairs = {d: ([c for _, c in self.children[d]],
+                          np.array([self.leaf[c] for _, k in self.children[d]
+                                    for _, c in self.children[k]], dtype=np.int64))
+                      for d, h in self.height.items() if h == 2
+                      and all(kind == "d" for kind, _ in self.children[d])}
 
     def _heights(self, child):
         kind, d = child
@@ -141,11 +245,30 @@ class _RegionFit:
         if self.height[d] == 1:
             T = {d: self._lowest(d, points, warm or {})}
             return T, self.errors(child, T, points)
+        if d in self.pairs:
+            return self._pair(d, points, warm or {})
         starts = [(warm[d], warm)] if warm and d in warm else [
             (self.random_gate(points), None)
             for _ in range(CANDIDATES[min(self.height[d], max(CANDIDATES))])]
         return min((self.alternate(d, points, gate, w0) for gate, w0 in starts),
                    key=lambda fit: fit[1])
+
+    def _pair(self, d, points, warm):
+        """:meth:`fit` of a decision of height 2 over two decisions of height 1, compiled
+        (:func:`_fit_pair`: the same alternating fits from the same gates)."""
+        (l, r), classes = self.pairs[d]
+        m = self.X1.shape[1]
+        has = np.array([k in warm for k in (d, l, r)]) if d in warm else np.zeros(3, bool)
+        W = np.array([warm[k] if ok else np.zeros(m) for k, ok in zip((d, l, r), has)])
+        gates = W[:1] if has[0] else np.array([self.random_gate(points)
+                                               for _ in range(CANDIDATES[2])])
+        # the rare random gates inside (a side without both leaf classes) from a stream
+        # seeded by the starting gates: rng's own stream stays as in the Python fit
+        T, errors = _fit_pair(np.ascontiguousarray(self.X1[points]), self.y[points],
+                              self.w[points], classes, W, has, gates, ROUNDS[2],
+                              *GATE_QUANTILES, zlib.crc32(gates.tobytes()), NEWTON_STEPS,
+                              RIDGE, RAMP)
+        return {d: T[0], l: T[1], r: T[2]}, errors
 
     def _any_gates(self, d, points, warm):
         T = {d: warm.get(d, self.random_gate(points))}

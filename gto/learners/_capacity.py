@@ -9,11 +9,20 @@ pay, choosing how much by cross-validation.  The analogue for fixed-shape
 searched trees: the tree of depth k - 1 is a candidate of the selection too,
 found by the estimator's own fit at that depth (its own grid and search, so the
 shallower candidate is as good as GTO makes it, not a pruned remnant of the
-deeper tree), and the internal cross-validation compares the two winners under
-the estimator's ``selection`` rule, the shallower counting as the simpler
-(with "1se": the shallower tree unless the deeper one is better by more than
-one standard error over the folds).  Applied downwards, depth k - 1 against
-k - 2 and so on to depth 2, where the estimator's own grid decides.
+deeper tree).  The depth is chosen by the estimator's ``selection`` rule over
+the grid points of both depths together, every shallower point counting as
+simpler than every deeper one (CART's one-standard-error rule over the union):
+with "1se" the deeper tree is kept only if the best deeper grid point's mean
+held-out accuracy, minus its standard error over the internal folds, is above
+the mean of *every* shallower grid point.  Comparing the two estimators'
+chosen points instead kept depth-3 trees that did not hold up held out
+(docs/depth3.md): a chosen point is the simplest within one standard error of
+its grid's best, so the shallower one, the yardstick, can sit well below what
+depth k - 1 reaches on the same folds.  The kept tree
+is then the deeper estimator's own choice, or the shallower estimator as it
+stands (the depth-(k - 1) default, not refitted at another grid point).
+Applied downwards, depth k - 1 against k - 2 and so on to depth 2, where the
+estimator's own grid decides.
 """
 from __future__ import annotations
 
@@ -59,6 +68,17 @@ def fold_scores(estimator):
     return np.array(scores)
 
 
+def grid_scores(estimator):
+    """Held-out accuracy (G, K) per grid point and internal fold of those grid points
+    scored on every fold (a point stopped in a race of the internal CV is left out)."""
+    results = estimator.cv_results_
+    k = 0
+    while f"split{k}_test_score" in results:
+        k += 1
+    scores = np.column_stack([results[f"split{j}_test_score"] for j in range(k)])
+    return scores[~np.isnan(scores).any(axis=1)]
+
+
 def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
     """Compare the fitted ``estimator`` (depth k) with the same estimator fitted at
     depth k - 1 on the same data; keep the deeper tree only if the internal CV
@@ -82,7 +102,7 @@ def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
     scores = getattr(shallow, "depth_scores_", {})
     own = fold_scores(shallow)
     estimator.depth_scores_ = {**scores, estimator.depth - 1: own, estimator.depth: deep}
-    if not _deeper_pays(deep, own, estimator.selection):
+    if not _deeper_pays(grid_scores(estimator), grid_scores(shallow), estimator.selection):
         for name in FITTED:
             setattr(estimator, name, getattr(shallow, name, None))
         estimator.depth_ = shallow.depth_
@@ -90,12 +110,18 @@ def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
 
 
 def _deeper_pays(deep, shallow, selection):
-    """Whether the deeper tree's per-fold held-out accuracy ``deep`` beats the
-    shallower's under ``selection``: "best", a higher mean; "1se", a mean above
-    the shallower one's by more than the deeper's standard error (when the
-    folds differ in number, the means alone)."""
-    gain = deep.mean() - shallow.mean()
-    if selection != "1se" or len(deep) < 2:
+    """Whether the deeper tree pays (module docstring): ``deep`` (G, K) and ``shallow``
+    (H, K) held-out accuracies of the grid points of either depth on the internal
+    folds.  "best": the best deeper mean above every shallower mean; "1se" (the
+    one-standard-error rule over all of them, the shallower points the simpler):
+    the best deeper mean minus its standard error over the folds above every
+    shallower mean (with one fold, the means alone)."""
+    if not len(deep):
+        return False
+    mean = deep.mean(axis=1)
+    best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
+    gain = mean[best] - (shallow.mean(axis=1).max() if len(shallow) else -np.inf)
+    if selection != "1se" or deep.shape[1] < 2:
         return gain > 1e-12
-    se = deep.std(ddof=1) / np.sqrt(len(deep))
+    se = deep[best].std(ddof=1) / np.sqrt(deep.shape[1])
     return gain > se + 1e-12
