@@ -301,8 +301,12 @@ def edge_slots(steps, leave, csteps, cleave, tight, n_real, ybasic, base, R, coo
             coef[offset + j] = (1.0 if j < m else -1.0) * step
 
 
+#: ``leaf_plan(...)[d, 0, 0]`` of a decision some point has two class leaves on one side of
+NOT_SIMPLE = -2
+
+
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product):
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product, plan):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -313,18 +317,87 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
     ``degrees[0, d]``, ``degrees[1, d]`` get the degrees of PL and PR.
     Minimum (eq. 17, :func:`minimum_terms`): ``min(LOW, A0 + el, B0 + er)``.
     Only the rows the objective uses are written, and only for decisions
-    with ``stale[d]``, whose flags are cleared.
+    with ``stale[d]``, whose flags are cleared.  ``plan``: :func:`leaf_plan`
+    of ``point_leaves`` and ``sides`` (the product's branch-free path).
     """
     for d in range(terms.shape[0]):
         if not stale[d]:
             continue
         stale[d] = False
-        if product:
+        if product and plan[d, 0, 0] != NOT_SIMPLE:
+            nl, nr = simple_product_terms(d, EL, ER, LE, weight, plan[d], terms[d])
+            degrees[0, d] = nl
+            degrees[1, d] = nr
+        elif product:
             nl, nr = product_terms(d, EL, ER, LE, point_leaves, sides, weight, terms[d])
             degrees[0, d] = nl
             degrees[1, d] = nr
         else:
             minimum_terms(d, EL, ER, LE, point_leaves, sides, terms[d])
+
+
+@njit(cache=True)
+def leaf_plan(point_leaves, sides):
+    """Per decision d and point i, i's class leaves by their side of d, for
+    :func:`simple_product_terms`: ``[d, i, 0]`` the leaf left of d, ``[d, i, 1]`` the
+    leaf right of d (-1: none), ``[d, i, 2:]`` the leaves not below d in
+    ``point_leaves`` order (-1 padded); ``[d, 0, 0]`` is :data:`NOT_SIMPLE` where
+    some point has two class leaves on one side of d (the general path then).
+    ``point_leaves`` and ``sides`` are fixed for a search: made once, it spares
+    the terms a data-dependent branch per leaf."""
+    N, A = point_leaves.shape
+    D = sides.shape[1]
+    plan = np.full((D, max(N, 1), 2 + A), -1, dtype=np.int64)
+    for d in range(D):
+        simple = True
+        for i in range(N):
+            n0 = 0
+            for a in range(A):
+                k = point_leaves[i, a]
+                if k < 0:
+                    break
+                s = sides[k, d]
+                j = 0 if s < 0 else 1
+                if s == 0:
+                    plan[d, i, 2 + n0] = k
+                    n0 += 1
+                elif plan[d, i, j] >= 0:
+                    simple = False
+                else:
+                    plan[d, i, j] = k
+        if not simple:
+            plan[d, 0, 0] = NOT_SIMPLE
+    return plan
+
+
+@njit(cache=True)
+def simple_product_terms(d, EL, ER, LE, weight, plan, P):
+    """:func:`product_terms` where every point has at most one class leaf on each
+    side of d (``plan``: decision d's :func:`leaf_plan`), branch-free and with
+    the same arithmetic, so the same bits: PL = (base_l + el) or 1, PR likewise,
+    C the weight times the leaves not below d in order."""
+    L1 = (P.shape[0] - 4) // 2
+    c_row = 2 * L1
+    P[:c_row, :] = 0.0
+    deg_l = 0
+    deg_r = 0
+    for i in range(P.shape[1]):
+        kl = plan[i, 0]
+        kr = plan[i, 1]
+        bl = LE[i, max(kl, 0)] - EL[i, d]
+        br = LE[i, max(kr, 0)] - ER[i, d]
+        P[0, i] = bl if kl >= 0 else 1.0
+        P[1, i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
+        P[L1, i] = br if kr >= 0 else 1.0
+        P[L1 + 1, i] = 0.0 * br + 1.0 if kr >= 0 else 0.0
+        deg_l = max(deg_l, 1 if kl >= 0 else 0)
+        deg_r = max(deg_r, 1 if kr >= 0 else 0)
+        c = weight[i]
+        for a in range(2, plan.shape[1]):
+            k = plan[i, a]
+            c *= LE[i, max(k, 0)] if k >= 0 else 1.0
+        P[c_row, i] = c
+    return deg_l, deg_r
 
 
 @njit(cache=True, inline="always")

@@ -57,7 +57,7 @@ TreeArrays = namedtuple("TreeArrays", [
     "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
     "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
-    "updates", "off", "ints", "floats", "counts", "best_theta"])
+    "updates", "off", "ints", "floats", "counts", "best_theta", "plan"])
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
  F_ZERO_TOL) = range(10)
@@ -126,7 +126,7 @@ def candidates(A, E, L, V):
     slots = np.flatnonzero(A.valid)
     product = A.ints[I_OBJ] == 0
     leaf_terms(A.EL, A.ER, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, A.stale,
-               product)
+               product, A.plan)
     sums = table_sums(slots, A.coef, A.ints[I_WIDTH], A.Zt, A.H, A.terms, A.degrees, A.weight,
                       A.ints[I_P], product)
     for i in range(slots.shape[0]):
@@ -486,7 +486,7 @@ def tree_arrays(walker, max_iter):
         row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
-        best_theta=np.empty((len(blocks), P.data.m)))
+        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan)
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):

@@ -1,0 +1,78 @@
+"""The structured walker's fast kernel paths (gto/engine/_kernels.py) against their
+general versions and a literal evaluation: the fast paths must give the same bits,
+since the search's moves depend on exact comparisons of the values."""
+import numpy as np
+import pytest
+
+from gto.engine import _kernels as K
+
+from test_walker import make_walker
+
+
+def _literal_product(LE, EL, ER, point_leaves, sides, weight, d, el, er):
+    """Each point's weighted product error once decision d's errors become (el, er)."""
+    out = np.empty(len(weight))
+    for i in range(len(weight)):
+        acc = weight[i]
+        for k in point_leaves[i][point_leaves[i] >= 0]:
+            s = sides[k, d]
+            acc *= LE[i, k] + (el[i] - EL[i, d] if s < 0 else (er[i] - ER[i, d] if s > 0 else 0.0))
+        out[i] = acc
+    return out
+
+
+def _evaluate(P, degrees, d, el, er):
+    """``C * PL(el) * PR(er)`` of decision d's rows of the leaf terms."""
+    L1 = (P.shape[0] - 4) // 2
+    PL = sum(P[g] * el**g for g in range(degrees[0, d] + 1))
+    PR = sum(P[L1 + g] * er**g for g in range(degrees[1, d] + 1))
+    return P[2 * L1] * PL * PR
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_simple_product_terms_are_the_general_ones_bit_for_bit(seed):
+    classes = (0, 1, 2)[: 2 + seed % 2]
+    P, W, X, y = make_walker(seed, "product", classes=classes, D=2 + seed % 3)
+    L = P.layout
+    plan = K.leaf_plan(L.point_leaves, L.sides)
+    rng = np.random.default_rng(seed)
+    LE = W.LE + rng.uniform(0, 2, W.LE.shape)  # arbitrary cached errors
+    shape = (W.problem.layout.D,) + W._terms.shape[1:]
+    checked = 0
+    for d in range(L.D):
+        simple = plan[d, 0, 0] != K.NOT_SIMPLE
+        counts = [((L.sides[L.point_leaves[i][L.point_leaves[i] >= 0], d] == s).sum())
+                  for i in range(P.data.N) for s in (-1, 1)]
+        assert simple == (max(counts) <= 1)
+        if not simple:
+            continue
+        checked += 1
+        fast, general = np.full(shape[1:], 7.0), np.full(shape[1:], 7.0)
+        got = K.simple_product_terms(d, W.EL, W.ER, LE, P.data.weight, plan[d], fast)
+        want = K.product_terms(d, W.EL, W.ER, LE, L.point_leaves, L.sides, P.data.weight, general)
+        assert got == want
+        np.testing.assert_array_equal(fast[: -3], general[: -3])  # the rows the product uses
+        el, er = rng.uniform(0, 3, P.data.N), rng.uniform(0, 3, P.data.N)
+        degrees = np.array([[got[0]] * L.D, [got[1]] * L.D])
+        np.testing.assert_allclose(
+            _evaluate(fast, degrees, d, el, er),
+            _literal_product(LE, W.EL, W.ER, L.point_leaves, L.sides, P.data.weight, d, el, er),
+            rtol=1e-12)
+    assert checked or seed % 2  # two classes: a decision always has a simple plan
+
+
+def test_leaf_terms_take_the_general_path_where_a_side_holds_two_class_leaves():
+    """A leaf_plan marked not simple is computed by the general loop (degree 2)."""
+    P, W, X, y = make_walker(3, "product", classes=(0, 1), D=3)
+    L = P.layout
+    plan = K.leaf_plan(L.point_leaves, L.sides)
+    for d in range(L.D):
+        plan[d, 0, 0] = K.NOT_SIMPLE
+    terms, degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, terms, degrees,
+                 np.ones(L.D, dtype=bool), True, plan)
+    want, want_degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, want, want_degrees,
+                 np.ones(L.D, dtype=bool), True, K.leaf_plan(L.point_leaves, L.sides))
+    np.testing.assert_array_equal(terms, want)
+    np.testing.assert_array_equal(degrees, want_degrees)
