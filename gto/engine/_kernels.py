@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._lp_kernels import well_conditioned
 from ._objectives import COUNT_TOL
 
 #: decision values up to this (scaled units, margin 1) count as 0: the point goes
@@ -241,6 +242,49 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
     if due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol):
         return 2
     return 1
+
+
+@njit(cache=True)
+def block_theta(Binv, rows, rhs, tight, coord, n_coord, theta, r, rabs):
+    """The vertex of a block: ``theta = Binv @ rhs[tight]`` (weights of tight
+    coordinate rows exactly 0), the slacks ``r = rhs - rows @ theta`` (0 on the
+    block rows) and ``rabs = |r|`` (inf on the block rows: they never leave); in place.
+    BLAS products, as numpy's, so the bits are numpy's."""
+    theta[:] = np.dot(Binv, rhs[tight])
+    for c in range(tight.shape[0]):
+        if coord <= tight[c] < coord + n_coord:
+            theta[tight[c] - coord] = 0.0
+    r[:] = rhs - np.dot(rows, theta)
+    rabs[:] = np.abs(r)
+    for c in range(tight.shape[0]):
+        r[tight[c]] = 0.0
+        rabs[tight[c]] = np.inf
+
+
+@njit(cache=True)
+def refactor(rows, tight, rhs, coord, n_coord, points, max_cond, Binv, G, H, theta, r, rabs):
+    """Refactorise a block (:meth:`gto.engine._block.Block.refactorise`): ``Binv`` the
+    inverse of ``rows[tight]``, ``G = (rows @ Binv)^T``, ``H = (points @ Binv)^T``
+    and :func:`block_theta`, in place.  Returns False, changing nothing, when the
+    rows are not independent within ``max_cond`` (:func:`gto.engine._lp_kernels.
+    well_conditioned`).  The inverse is LAPACK's ``gesv`` against the identity, the
+    products BLAS, as numpy's ``inv`` and ``@``: the same bits from Python and from
+    the compiled search."""
+    M = rows[tight]
+    if not np.all(np.isfinite(M)):
+        return False
+    try:
+        inverse = np.linalg.solve(M, np.eye(M.shape[0]))
+    except Exception:  # numba: LinAlgError on an exactly singular block
+        return False
+    if not np.all(np.isfinite(inverse)) or not well_conditioned(M, max_cond, inverse):
+        return False
+    Binv[:] = inverse
+    G[:] = np.dot(rows, inverse).T
+    if points.shape[0]:
+        H[:] = np.dot(inverse.T, points.T)
+    block_theta(Binv, rows, rhs, tight, coord, n_coord, theta, r, rabs)
+    return True
 
 
 @njit(cache=True)
