@@ -76,3 +76,56 @@ def test_leaf_terms_take_the_general_path_where_a_side_holds_two_class_leaves():
                  np.ones(L.D, dtype=bool), True, K.leaf_plan(L.point_leaves, L.sides))
     np.testing.assert_array_equal(terms, want)
     np.testing.assert_array_equal(degrees, want_degrees)
+
+
+def _ratio_reference(G, rabs, ybasic, in_block, tol, rtol):
+    """The ratio tests literally, in Python: per edge and sign the first row, in
+    order, with ``|r| < best * |g|`` (|g| above the threshold, the sign's slot),
+    again with the relative floor if the winner's |g| is below it."""
+    m, T = G.shape
+    steps, rows = np.full(2 * m, np.inf), np.full(2 * m, -1)
+    for q in range(m):
+        g = G[q]
+        top = max([abs(g[t]) for t in range(T) if not in_block[t]], default=0.0)
+        floor = max(tol, rtol * top)
+        for thr in (tol, floor):
+            best, row = [np.inf, np.inf], [-1, -1]
+            for t in range(T):
+                a, s = abs(g[t]), 0 if (g[t] > 0) == ybasic[t] else 1
+                if a > thr and rabs[t] < best[s] * a:
+                    best[s], row[s] = rabs[t] / a, t
+            steps[q], rows[q], steps[m + q], rows[m + q] = best[0], row[0], best[1], row[1]
+            if all(r < 0 or abs(g[r]) > floor for r in row):
+                break
+    return steps, rows
+
+
+def _ratio_case(rng, m, T, ties):
+    """Rates and slacks with exact ties and degenerate (zero) slacks where ``ties``,
+    some rates below the floors, block rows at inf."""
+    if ties:
+        G = rng.choice([-2.0, -1.0, -0.5, -1e-8, 0.0, 1e-8, 0.5, 1.0, 2.0, 3.0], (m, T))
+        rabs = rng.choice([0.0, 0.5, 1.0, 1.5, 3.0], T)
+    else:
+        G = rng.normal(size=(m, T)) * rng.choice([1.0, 1e-6], (m, T), p=[0.9, 0.1])
+        rabs = np.abs(rng.normal(size=T)) * rng.choice([1.0, 0.0], T, p=[0.95, 0.05])
+    in_block = np.zeros(T, dtype=bool)
+    in_block[rng.choice(T, min(m, T), replace=False)] = True
+    rabs[in_block] = np.inf
+    return G, rabs, rng.random(T) < 0.5, in_block
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ratio_tests_follow_the_sequential_rule(seed):
+    rng = np.random.default_rng(seed)
+    m, T = int(rng.integers(1, 8)), int(rng.integers(1, 300))
+    G, rabs, ybasic, in_block = _ratio_case(rng, m, T, ties=seed % 2 == 0)
+    tol, rtol = (1e-9, 1e-7) if seed % 3 else (1e-3, 0.2)  # large floors: second attempts
+    want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
+    got = K.ratio_all(G, rabs, ybasic, in_block, tol, rtol)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+    for q in range(m):
+        for sigma, j in ((1.0, q), (-1.0, m + q)):
+            assert K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol) == (want[0][j],
+                                                                                  want[1][j])
