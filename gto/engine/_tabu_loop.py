@@ -99,14 +99,16 @@ def _row_mat(A, flat, d):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def finish(A, total, count):
-    """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`)."""
-    code = A.ints[I_OBJ]
+def finish(ints, floats, total, count):
+    """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`);
+    ``ints``, ``floats``: a :data:`TreeArrays`' scalars (not the whole tuple: every
+    array of a tuple argument is reference-counted on each call)."""
+    code = ints[I_OBJ]
     if code <= 1:
         return total
     if code == 2:
         return count
-    return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
+    return count + floats[F_EPS] * total / (total + floats[F_SCALE])
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -142,7 +144,7 @@ def candidates(A, E, L, V):
     for i in range(slots.shape[0]):
         E[i] = A.entering[slots[i]]
         L[i] = A.leaving[slots[i]]
-        v = finish(A, sums[i, 0], sums[i, 1])
+        v = finish(A.ints, A.floats, sums[i, 0], sums[i, 1])
         V[i] = np.inf if np.isnan(v) else v
     return slots.shape[0]
 
@@ -181,7 +183,7 @@ def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
     s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.EL, A.ER, A.LE, A.sides, A.point_leaves,
                        A.weight, A.ints[I_P], A.ints[I_OBJ] == 0)
-    return finish(A, s0, s1)
+    return finish(A.ints, A.floats, s0, s1)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -231,7 +233,7 @@ def walker_pivot(A, d, q, sigma, leave):
     s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.EL, A.ER, A.LE, A.sides,
                                   A.point_leaves, A.weight, A.ints[I_P], A.ints[I_OBJ] == 0,
                                   A.child_kind, A.child_index, A.leaf_ok, A.wrong)
-    value = finish(A, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
+    value = finish(A.ints, A.floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
     A.floats[F_VALUE] = value
     A.floats[F_COUNT] = count
     A.counts[A.ints[I_NCOUNTS]] = count
@@ -263,8 +265,8 @@ def _level(v, tol):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _is_tabu(S, e, l, it):
-    return (S.last_left[e] >= it - S.par[P_TE]) or (S.last_entered[l] >= it - S.par[P_TL])
+def _is_tabu(last_left, last_entered, par, e, l, it):
+    return (last_left[e] >= it - par[P_TE]) or (last_entered[l] >= it - par[P_TL])
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -291,7 +293,7 @@ def _remake(A, S, it, thr, asp, rng):
         order = imp[by_rnd[np.argsort(S.V[imp[by_rnd]], kind="mergesort")]]
         for i in range(k):
             j = order[i]
-            if not _is_tabu(S, S.E[j], S.L[j], it) or S.V[j] < asp:
+            if not _is_tabu(S.last_left, S.last_entered, S.par, S.E[j], S.L[j], it) or S.V[j] < asp:
                 c = 0
                 for a in range(k):
                     if a != i:
@@ -313,7 +315,7 @@ def _scan(A, S, it, thr, asp):
         found, d, q, sigma, leave, l, c = locate(A, e)
         v = move_value(A, d, q, c) if found else np.nan
         drop = not found or not v < thr
-        keep = not drop and _is_tabu(S, e, l, it) and not v < asp
+        keep = not drop and _is_tabu(S.last_left, S.last_entered, S.par, e, l, it) and not v < asp
         if keep:
             i += 1
             continue
