@@ -129,3 +129,36 @@ def test_ratio_tests_follow_the_sequential_rule(seed):
         for sigma, j in ((1.0, q), (-1.0, m + q)):
             assert K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol) == (want[0][j],
                                                                                   want[1][j])
+
+
+@pytest.mark.parametrize("objective", ["product", "minimum"])
+@pytest.mark.parametrize("seed", range(4))
+def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):
+    """table_sums over all slots, zero-step ones among them, equals scoring each
+    slot alone (no sharing); a non-finite rate row is scored on its own."""
+    P, W, X, y = make_walker(seed, objective, classes=(0, 1, 2)[: 2 + seed % 2])
+    for d in range(P.layout.D):
+        W._refresh(d)
+    L = P.layout
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, W._terms, W._degrees,
+                 np.ones(L.D, dtype=bool), objective == "product", W._plan)
+    slots = np.flatnonzero(W._valid)
+    coef = W._coef.copy()
+    coef[slots[::2]] = 0.0  # half the moves of zero step, of every decision
+    coef[slots[1::4]] = -0.0
+    H = W._H.copy()
+    args = (W.Zt, H, W._terms, W._degrees, P.data.weight, P.p, objective == "product")
+    j = slots[2]
+    H[j // W._width, j % W._width % P.data.m, 0] = np.inf  # this row's zero step is not at z
+    together = K.table_sums(slots, coef, W._width, *args)
+    alone = np.array([K.table_sums(slots[i:i + 1], coef, W._width, *args)[0]
+                      for i in range(len(slots))])
+    np.testing.assert_array_equal(together, alone)
+    zero = coef[slots] == 0
+    by_decision = slots // W._width
+    rate_row = slots % W._width % P.data.m
+    infinite = (by_decision == j // W._width) & (rate_row == j % W._width % P.data.m)
+    for d in range(P.layout.D):
+        shared = zero & (by_decision == d) & ~infinite
+        assert len(np.unique(together[shared, 0])) <= 1  # every zero step of d: one value
+    assert np.isnan(together[list(slots).index(j), 0]) or objective == "minimum"

@@ -529,6 +529,15 @@ def _side_errors(z, p):
 
 
 @njit(cache=True, fastmath=REASSOC)
+def finite_rates(h):
+    """True if every entry of ``h`` is finite (``0 * h`` all zeros)."""
+    acc = 0.0
+    for i in range(h.shape[0]):
+        acc += 0.0 * h[i]
+    return acc == 0.0
+
+
+@njit(cache=True, fastmath=REASSOC)
 def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     """Objective sums of the moves in edge-table ``slots`` (see :func:`edge_slots`
     and :func:`leaf_terms`): slot j moves decision ``d = j // width`` to
@@ -538,18 +547,30 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     minimum) and, for the minimum, the weighted count of points whose error
     exceeds COUNT_TOL.  Each move is one contiguous pass over the points;
     the loops over the leaves are written out (see the module docstring).
+    Zero-step moves (degenerate edges, a quarter of the slots on diabetes) of
+    one decision are scored once: with finite rates their points' errors are
+    those at ``z`` bit for bit (``z + 0 h`` is ``z``, up to the sign of a zero
+    that ``1 + z`` and ``1 - z`` drop), so are their sums.
     """
     N = Zt.shape[1]
     m = H.shape[1]
     L1 = (terms.shape[1] - 4) // 2
     c_row = 2 * L1
     out = np.zeros((slots.shape[0], 2))
+    scored_at_z = np.full(Zt.shape[0], -1)  # per decision: a zero-step slot scored
     for r in range(slots.shape[0]):
         j = slots[r]
         d = j // width
         z = Zt[d]
         h = H[d, j % width % m]
         c = coef[j]
+        at_z = c == 0.0 and finite_rates(h)
+        if at_z and scored_at_z[d] >= 0:
+            out[r, 0] = out[scored_at_z[d], 0]
+            out[r, 1] = out[scored_at_z[d], 1]
+            continue
+        if at_z:
+            scored_at_z[d] = r
         P = terms[d]
         dl = degrees[0, d]
         dr = degrees[1, d]
