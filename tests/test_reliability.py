@@ -84,8 +84,7 @@ def test_a_pivot_whose_refactorisation_is_singular_is_refused_with_the_block_res
             break
     block.updates = CHECK_EVERY - 1  # this pivot is followed by a residual check
     monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)  # ... that asks for a refactorisation
-    monkeypatch.setattr(_block, "well_conditioned",
-                        lambda M, Minv=None: False)  # ... that finds it singular
+    monkeypatch.setattr(_block, "MAX_COND", 0.5)  # ... that finds it singular (cond >= 1)
     before = _state(block)
     with pytest.raises(DegeneratePivotError):
         block.pivot(q, 1.0, leave)

@@ -36,7 +36,7 @@ import numpy as np
 
 from tabu.walker import MoveError
 
-from ._kernels import block_step, pivot_threshold, ratio_all, ratio_one, residual
+from ._kernels import block_step, block_theta, pivot_threshold, ratio_all, ratio_one, refactor, residual
 from ._lp_kernels import well_conditioned as _well_conditioned
 
 PIVOT_TOL = 1e-9  # |sigma g| below this does not block a ray
@@ -70,7 +70,7 @@ class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
     def __init__(self, rows, tight, ybasic=None, n_real=None, rhs=None, coord=None, n_coord=0):
-        self.rows = rows
+        self.rows = rows = np.ascontiguousarray(rows, dtype=float)
         self.coord = len(rows) if coord is None else int(coord)  # first coordinate row
         self.n_coord = int(n_coord)
         self._rows_t = np.ascontiguousarray(rows.T)  # for the slacks after a pivot
@@ -96,26 +96,17 @@ class Block:
 
     # -- factorisation ---------------------------------------------------------
     def refactorise(self):
-        M = self.rows[self.tight]
-        try:
-            Binv = np.linalg.inv(M)
-        except np.linalg.LinAlgError:
-            raise SingularBlockError("tight triples are not affinely independent") from None
-        if not np.all(np.isfinite(Binv)) or not well_conditioned(M, Binv):
+        """Inverse, tableau rows and vertex afresh from the tight rows
+        (:func:`gto.engine._kernels.refactor`); in place once allocated: a compiled
+        search holds these arrays (gto.engine._tabu_loop)."""
+        m, T = self.m, len(self.rows)
+        for name, shape in (("Binv", (m, m)), ("G", (m, T)), ("theta", (m,)), ("r", (T,)),
+                            ("rabs", (T,))):
+            if getattr(self, name, None) is None or getattr(self, name).shape != shape:
+                setattr(self, name, np.empty(shape))
+        if not refactor(self.rows, self.tight, self.rhs, self.coord, self.n_coord, self.points,
+                        MAX_COND, self.Binv, self.G, self.H, self.theta, self.r, self.rabs):
             raise SingularBlockError("tight triples are (nearly) affinely dependent")
-        # in place once allocated: a compiled search holds these arrays (gto.engine._tabu_loop)
-        self._put("Binv", Binv)
-        self._put("G", (self.rows @ Binv).T)
-        np.matmul(self.Binv.T, self.points.T, out=self.H)  # in place: H may be a view
-        self._set_theta()
-
-    def _put(self, name, value):
-        """Set array attribute ``name`` to ``value``, in place where it has that shape."""
-        old = getattr(self, name, None)
-        if old is not None and old.shape == value.shape:
-            old[...] = value
-        else:
-            setattr(self, name, np.ascontiguousarray(value))
 
     def set_basis(self, tight, ybasic):
         """Go back to the vertex of block rows ``tight`` (in this order) with ``ybasic``."""
@@ -147,17 +138,8 @@ class Block:
         np.matmul(self.Binv.T, points.T, out=self.H)
 
     def _set_theta(self):
-        theta = self.Binv @ self.rhs[self.tight]
-        zero = self.tight[(self.tight >= self.coord) & (self.tight < self.coord + self.n_coord)]
-        theta[zero - self.coord] = 0.0
-        self._put("theta", theta)
-        r = self.rhs - self.rows @ theta
-        r[self.tight] = 0.0
-        self._put("r", r)
-        # |r| for the ratio test; block rows are never a leaving variable
-        rabs = np.abs(r)
-        rabs[self.tight] = np.inf
-        self._put("rabs", rabs)
+        block_theta(self.Binv, self.rows, self.rhs, self.tight, self.coord, self.n_coord,
+                    self.theta, self.r, self.rabs)
 
     def residual(self):
         """max |M theta - rhs| over the block rows."""

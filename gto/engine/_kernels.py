@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._lp_kernels import well_conditioned
 from ._objectives import COUNT_TOL
 
 #: decision values up to this (scaled units, margin 1) count as 0: the point goes
@@ -244,6 +245,49 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
 
 
 @njit(cache=True)
+def block_theta(Binv, rows, rhs, tight, coord, n_coord, theta, r, rabs):
+    """The vertex of a block: ``theta = Binv @ rhs[tight]`` (weights of tight
+    coordinate rows exactly 0), the slacks ``r = rhs - rows @ theta`` (0 on the
+    block rows) and ``rabs = |r|`` (inf on the block rows: they never leave); in place.
+    BLAS products, as numpy's, so the bits are numpy's."""
+    theta[:] = np.dot(Binv, rhs[tight])
+    for c in range(tight.shape[0]):
+        if coord <= tight[c] < coord + n_coord:
+            theta[tight[c] - coord] = 0.0
+    r[:] = rhs - np.dot(rows, theta)
+    rabs[:] = np.abs(r)
+    for c in range(tight.shape[0]):
+        r[tight[c]] = 0.0
+        rabs[tight[c]] = np.inf
+
+
+@njit(cache=True)
+def refactor(rows, tight, rhs, coord, n_coord, points, max_cond, Binv, G, H, theta, r, rabs):
+    """Refactorise a block (:meth:`gto.engine._block.Block.refactorise`): ``Binv`` the
+    inverse of ``rows[tight]``, ``G = (rows @ Binv)^T``, ``H = (points @ Binv)^T``
+    and :func:`block_theta`, in place.  Returns False, changing nothing, when the
+    rows are not independent within ``max_cond`` (:func:`gto.engine._lp_kernels.
+    well_conditioned`).  The inverse is LAPACK's ``gesv`` against the identity, the
+    products BLAS, as numpy's ``inv`` and ``@``: the same bits from Python and from
+    the compiled search."""
+    M = rows[tight]
+    if not np.all(np.isfinite(M)):
+        return False
+    try:
+        inverse = np.linalg.solve(M, np.eye(M.shape[0]))
+    except Exception:  # numba: LinAlgError on an exactly singular block
+        return False
+    if not np.all(np.isfinite(inverse)) or not well_conditioned(M, max_cond, inverse):
+        return False
+    Binv[:] = inverse
+    G[:] = np.dot(rows, inverse).T
+    if points.shape[0]:
+        H[:] = np.dot(inverse.T, points.T)
+    block_theta(Binv, rows, rhs, tight, coord, n_coord, theta, r, rabs)
+    return True
+
+
+@njit(cache=True)
 def within_budget(tight, q, leave, coord, n_coord, budget):
     """True if freeing block position q for row ``leave`` leaves at most ``budget``
     weights not pinned by a tight coordinate row (docs/DESIGN.md §3b; ``budget < 0``: no
@@ -301,8 +345,12 @@ def edge_slots(steps, leave, csteps, cleave, tight, n_real, ybasic, base, R, coo
             coef[offset + j] = (1.0 if j < m else -1.0) * step
 
 
+#: ``leaf_plan(...)[d, 0, 0]`` of a decision some point has two class leaves on one side of
+NOT_SIMPLE = -2
+
+
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product):
+def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product, plan):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -313,18 +361,87 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
     ``degrees[0, d]``, ``degrees[1, d]`` get the degrees of PL and PR.
     Minimum (eq. 17, :func:`minimum_terms`): ``min(LOW, A0 + el, B0 + er)``.
     Only the rows the objective uses are written, and only for decisions
-    with ``stale[d]``, whose flags are cleared.
+    with ``stale[d]``, whose flags are cleared.  ``plan``: :func:`leaf_plan`
+    of ``point_leaves`` and ``sides`` (the product's branch-free path).
     """
     for d in range(terms.shape[0]):
         if not stale[d]:
             continue
         stale[d] = False
-        if product:
+        if product and plan[d, 0, 0] != NOT_SIMPLE:
+            nl, nr = simple_product_terms(d, EL, ER, LE, weight, plan[d], terms[d])
+            degrees[0, d] = nl
+            degrees[1, d] = nr
+        elif product:
             nl, nr = product_terms(d, EL, ER, LE, point_leaves, sides, weight, terms[d])
             degrees[0, d] = nl
             degrees[1, d] = nr
         else:
             minimum_terms(d, EL, ER, LE, point_leaves, sides, terms[d])
+
+
+@njit(cache=True)
+def leaf_plan(point_leaves, sides):
+    """Per decision d and point i, i's class leaves by their side of d, for
+    :func:`simple_product_terms`: ``[d, i, 0]`` the leaf left of d, ``[d, i, 1]`` the
+    leaf right of d (-1: none), ``[d, i, 2:]`` the leaves not below d in
+    ``point_leaves`` order (-1 padded); ``[d, 0, 0]`` is :data:`NOT_SIMPLE` where
+    some point has two class leaves on one side of d (the general path then).
+    ``point_leaves`` and ``sides`` are fixed for a search: made once, it spares
+    the terms a data-dependent branch per leaf."""
+    N, A = point_leaves.shape
+    D = sides.shape[1]
+    plan = np.full((D, max(N, 1), 2 + A), -1, dtype=np.int64)
+    for d in range(D):
+        simple = True
+        for i in range(N):
+            n0 = 0
+            for a in range(A):
+                k = point_leaves[i, a]
+                if k < 0:
+                    break
+                s = sides[k, d]
+                j = 0 if s < 0 else 1
+                if s == 0:
+                    plan[d, i, 2 + n0] = k
+                    n0 += 1
+                elif plan[d, i, j] >= 0:
+                    simple = False
+                else:
+                    plan[d, i, j] = k
+        if not simple:
+            plan[d, 0, 0] = NOT_SIMPLE
+    return plan
+
+
+@njit(cache=True)
+def simple_product_terms(d, EL, ER, LE, weight, plan, P):
+    """:func:`product_terms` where every point has at most one class leaf on each
+    side of d (``plan``: decision d's :func:`leaf_plan`), branch-free and with
+    the same arithmetic, so the same bits: PL = (base_l + el) or 1, PR likewise,
+    C the weight times the leaves not below d in order."""
+    L1 = (P.shape[0] - 4) // 2
+    c_row = 2 * L1
+    P[:c_row, :] = 0.0
+    deg_l = 0
+    deg_r = 0
+    for i in range(P.shape[1]):
+        kl = plan[i, 0]
+        kr = plan[i, 1]
+        bl = LE[i, max(kl, 0)] - EL[i, d]
+        br = LE[i, max(kr, 0)] - ER[i, d]
+        P[0, i] = bl if kl >= 0 else 1.0
+        P[1, i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
+        P[L1, i] = br if kr >= 0 else 1.0
+        P[L1 + 1, i] = 0.0 * br + 1.0 if kr >= 0 else 0.0
+        deg_l = max(deg_l, 1 if kl >= 0 else 0)
+        deg_r = max(deg_r, 1 if kr >= 0 else 0)
+        c = weight[i]
+        for a in range(2, plan.shape[1]):
+            k = plan[i, a]
+            c *= LE[i, max(k, 0)] if k >= 0 else 1.0
+        P[c_row, i] = c
+    return deg_l, deg_r
 
 
 @njit(cache=True, inline="always")
@@ -412,6 +529,15 @@ def _side_errors(z, p):
 
 
 @njit(cache=True, fastmath=REASSOC)
+def finite_rates(h):
+    """True if every entry of ``h`` is finite (``0 * h`` all zeros)."""
+    acc = 0.0
+    for i in range(h.shape[0]):
+        acc += 0.0 * h[i]
+    return acc == 0.0
+
+
+@njit(cache=True, fastmath=REASSOC)
 def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     """Objective sums of the moves in edge-table ``slots`` (see :func:`edge_slots`
     and :func:`leaf_terms`): slot j moves decision ``d = j // width`` to
@@ -421,18 +547,30 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     minimum) and, for the minimum, the weighted count of points whose error
     exceeds COUNT_TOL.  Each move is one contiguous pass over the points;
     the loops over the leaves are written out (see the module docstring).
+    Zero-step moves (degenerate edges, a quarter of the slots on diabetes) of
+    one decision are scored once: with finite rates their points' errors are
+    those at ``z`` bit for bit (``z + 0 h`` is ``z``, up to the sign of a zero
+    that ``1 + z`` and ``1 - z`` drop), so are their sums.
     """
     N = Zt.shape[1]
     m = H.shape[1]
     L1 = (terms.shape[1] - 4) // 2
     c_row = 2 * L1
     out = np.zeros((slots.shape[0], 2))
+    scored_at_z = np.full(Zt.shape[0], -1)  # per decision: a zero-step slot scored
     for r in range(slots.shape[0]):
         j = slots[r]
         d = j // width
         z = Zt[d]
         h = H[d, j % width % m]
         c = coef[j]
+        at_z = c == 0.0 and finite_rates(h)
+        if at_z and scored_at_z[d] >= 0:
+            out[r, 0] = out[scored_at_z[d], 0]
+            out[r, 1] = out[scored_at_z[d], 1]
+            continue
+        if at_z:
+            scored_at_z[d] = r
         P = terms[d]
         dl = degrees[0, d]
         dr = degrees[1, d]

@@ -59,7 +59,7 @@ class LongStepWalker(TreeWalker):
         h = sigma * self._H[d, q]
         if self._product:
             leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
-                       self._degrees, self._stale, True)
+                       self._degrees, self._stale, True, self._plan)
             act_left, act_right = self._active(d, b, g, sigma)
             points, sides = P.blocks.row_points[d][rows], P.blocks.row_sides[d][rows]
             s0 = product_sweep(self.Zt[d], h, self._terms[d], self._degrees[0, d],

@@ -10,11 +10,13 @@ on the walker's arrays in one compiled call, and returns to Python only:
 
 * after ``stop_at`` moves, so that :func:`tabu.search` can check its time
   limit, Ctrl-C and callback between chunks of moves;
-* with a chosen move whose pivot needs Python (:data:`PENDING`): a block due
-  for refactorisation (``REFACTOR_EVERY`` updates, or a failed residual check,
-  :func:`block_step`), or the walker's exact recomputation of the leaf errors
-  (``EXACT_EVERY`` pivots).  :class:`CompiledLoop` then pivots through
-  :meth:`TreeWalker.pivot` and books the move with :func:`after_move`.
+* with a chosen move whose pivot needs Python (:data:`PENDING`): the walker's
+  exact recomputation of the leaf errors (``EXACT_EVERY`` pivots).
+  :class:`CompiledLoop` then pivots through :meth:`TreeWalker.pivot` and books
+  the move with :func:`after_move`.  A block's refactorisation (``REFACTOR_EVERY``
+  updates, or a failed residual check, :func:`block_step`) is the compiled
+  :func:`gto.engine._kernels.refactor` that :meth:`gto.engine._block.Block.refactorise`
+  calls too.
 
 Functions called only from compiled code have no CPython wrapper (it would
 unbox the whole state; a fifth of the compile time).  The walker's kernels
@@ -36,7 +38,8 @@ from tabu._select import best_admissible
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
-from ._kernels import block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one, table_sums, vertex_update
+from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one, refactor,
+                       table_sums, vertex_update)
 
 #: :func:`run_moves` ends: ``stop_at`` reached, no move left, or a pivot for Python
 REACHED, NO_MOVE, PENDING = 0, 1, 2
@@ -57,10 +60,10 @@ TreeArrays = namedtuple("TreeArrays", [
     "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
     "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
-    "updates", "off", "ints", "floats", "counts", "best_theta"])
+    "updates", "off", "ints", "floats", "counts", "best_theta", "plan", "rows", "X1"])
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
- F_ZERO_TOL) = range(10)
+ F_ZERO_TOL, F_MAX_COND) = range(11)
 
 #: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
 SearchArrays = namedtuple("SearchArrays", [
@@ -89,14 +92,23 @@ def _mat(A, flat, d):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def finish(A, total, count):
-    """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`)."""
-    code = A.ints[I_OBJ]
+def _row_mat(A, flat, d):
+    """Decision d's (rows, m) matrix of a flat per-block buffer (``rows``)."""
+    m = A.ints[I_M]
+    return flat[m * A.off[d]:m * A.off[d + 1]].reshape((A.off[d + 1] - A.off[d], m))
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def finish(ints, floats, total, count):
+    """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`);
+    ``ints``, ``floats``: a :data:`TreeArrays`' scalars (not the whole tuple: every
+    array of a tuple argument is reference-counted on each call)."""
+    code = ints[I_OBJ]
     if code <= 1:
         return total
     if code == 2:
         return count
-    return count + A.floats[F_EPS] * total / (total + A.floats[F_SCALE])
+    return count + floats[F_EPS] * total / (total + floats[F_SCALE])
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -126,13 +138,13 @@ def candidates(A, E, L, V):
     slots = np.flatnonzero(A.valid)
     product = A.ints[I_OBJ] == 0
     leaf_terms(A.EL, A.ER, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, A.stale,
-               product)
+               product, A.plan)
     sums = table_sums(slots, A.coef, A.ints[I_WIDTH], A.Zt, A.H, A.terms, A.degrees, A.weight,
                       A.ints[I_P], product)
     for i in range(slots.shape[0]):
         E[i] = A.entering[slots[i]]
         L[i] = A.leaving[slots[i]]
-        v = finish(A, sums[i, 0], sums[i, 1])
+        v = finish(A.ints, A.floats, sums[i, 0], sums[i, 1])
         V[i] = np.inf if np.isnan(v) else v
     return slots.shape[0]
 
@@ -171,37 +183,38 @@ def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
     s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.EL, A.ER, A.LE, A.sides, A.point_leaves,
                        A.weight, A.ints[I_P], A.ints[I_OBJ] == 0)
-    return finish(A, s0, s1)
+    return finish(A.ints, A.floats, s0, s1)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def needs_python(A, d):
-    """True if decision d's next pivot refactorises, or the walker's next one is exact."""
-    return ((A.updates[d] + 1) % REFACTOR_EVERY == 0
-            or (A.ints[I_PIVOTS] + 1) % A.ints[I_EXACT] == 0)
+    """True if the walker's next pivot recomputes its errors exactly (in Python)."""
+    return (A.ints[I_PIVOTS] + 1) % A.ints[I_EXACT] == 0
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def walker_pivot(A, d, q, sigma, leave):
-    """Pivot decision d and update the vertex (:meth:`TreeWalker.pivot`, the steps
-    :func:`needs_python` leaves to it excepted).  Returns 1 done, 0 refused
-    (block unchanged), 2 the residual check failed (block restored: Python must
-    pivot, and refactorise)."""
+    """Pivot decision d and update the vertex (:meth:`TreeWalker.pivot` and
+    :meth:`gto.engine._block.Block.pivot`, the exact recomputation excepted).
+    Returns 1 done, 0 refused (block unchanged: a pivot element numerically 0, or
+    the refactorisation due found the new block singular)."""
+    due_refactor = (A.updates[d] + 1) % REFACTOR_EVERY == 0
     check = (A.updates[d] + 1) % CHECK_EVERY == 0
     Binv, G, H, theta, tight = A.Binv[d], _mat(A, A.G, d), A.H[d], A.theta[d], A.tight[d]
     r, rabs, ybasic, in_block = _rows(A, A.r, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), \
         _rows(A, A.in_block, d)
-    position = _rows(A, A.position, d)
-    if check:  # a refactorisation may follow: Python redoes the pivot from here
+    position, rhs = _rows(A, A.position, d), _rows(A, A.rhs, d)
+    if check or due_refactor:  # a refactorisation may follow, and may fail
         saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
-    code = block_step(Binv, G, H, _mat(A, A.rows_t, d), _rows(A, A.rhs, d), tight, in_block,
+    code = block_step(Binv, G, H, _mat(A, A.rows_t, d), rhs, tight, in_block,
                       position, ybasic, q, leave, sigma, theta, r, rabs, A.coord[d],
-                      A.n_coord[d], A.floats[F_ZERO_TOL], A.floats[F_PIVOT_TOL], False, check,
-                      A.floats[F_RESIDUAL])
+                      A.n_coord[d], A.floats[F_ZERO_TOL], A.floats[F_PIVOT_TOL], due_refactor,
+                      check, A.floats[F_RESIDUAL])
     if code == 0:
         return 0
-    if code == 2:
+    if code == 2 and not refactor(_row_mat(A, A.rows, d), tight, rhs, A.coord[d], A.n_coord[d],
+                                  A.X1, A.floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
         Binv[:] = saved[0]
         G[:] = saved[1]
         H[:] = saved[2]
@@ -212,7 +225,7 @@ def walker_pivot(A, d, q, sigma, leave):
         ybasic[:] = saved[7]
         in_block[:] = saved[8]
         position[:] = saved[9]
-        return 2
+        return 0
     A.updates[d] += 1
     A.fresh[d] = False
     A.stale[:] = True
@@ -220,7 +233,7 @@ def walker_pivot(A, d, q, sigma, leave):
     s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.EL, A.ER, A.LE, A.sides,
                                   A.point_leaves, A.weight, A.ints[I_P], A.ints[I_OBJ] == 0,
                                   A.child_kind, A.child_index, A.leaf_ok, A.wrong)
-    value = finish(A, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
+    value = finish(A.ints, A.floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
     A.floats[F_VALUE] = value
     A.floats[F_COUNT] = count
     A.counts[A.ints[I_NCOUNTS]] = count
@@ -252,8 +265,8 @@ def _level(v, tol):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _is_tabu(S, e, l, it):
-    return (S.last_left[e] >= it - S.par[P_TE]) or (S.last_entered[l] >= it - S.par[P_TL])
+def _is_tabu(last_left, last_entered, par, e, l, it):
+    return (last_left[e] >= it - par[P_TE]) or (last_entered[l] >= it - par[P_TL])
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -280,7 +293,7 @@ def _remake(A, S, it, thr, asp, rng):
         order = imp[by_rnd[np.argsort(S.V[imp[by_rnd]], kind="mergesort")]]
         for i in range(k):
             j = order[i]
-            if not _is_tabu(S, S.E[j], S.L[j], it) or S.V[j] < asp:
+            if not _is_tabu(S.last_left, S.last_entered, S.par, S.E[j], S.L[j], it) or S.V[j] < asp:
                 c = 0
                 for a in range(k):
                     if a != i:
@@ -302,7 +315,7 @@ def _scan(A, S, it, thr, asp):
         found, d, q, sigma, leave, l, c = locate(A, e)
         v = move_value(A, d, q, c) if found else np.nan
         drop = not found or not v < thr
-        keep = not drop and _is_tabu(S, e, l, it) and not v < asp
+        keep = not drop and _is_tabu(S.last_left, S.last_entered, S.par, e, l, it) and not v < asp
         if keep:
             i += 1
             continue
@@ -434,7 +447,7 @@ def after_move_flat(e, l, v, it, *fields):
 
 #: the blocks' arrays the compiled loop reads and changes: stacked by decision, or flat
 STACKED = ("Binv", "theta", "tight")
-FLAT = ("G", "_rows_t", "rhs", "in_block", "position", "ybasic", "r", "rabs")
+FLAT = ("G", "_rows_t", "rows", "rhs", "in_block", "position", "ybasic", "r", "rabs")
 
 
 def adopt_blocks(blocks, previous=None):
@@ -457,7 +470,7 @@ def adopt_blocks(blocks, previous=None):
         for name in FLAT:
             part = buffers[name]
             shape = getattr(b, name).shape
-            k = int(np.prod(shape[:-1], dtype=np.int64)) if len(shape) == 2 else 1
+            k = int(np.prod(shape, dtype=np.int64)) // sizes[d] if sizes[d] else 0  # per row
             setattr(b, name, part[k * off[d]:k * off[d + 1]].reshape(shape))
     return buffers, off
 
@@ -469,7 +482,8 @@ def tree_arrays(walker, max_iter):
                      OBJECTIVE_CODE[walker.objective.name], 0, 0, 0, walker.exact_every],
                     dtype=np.int64)
     floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0,
-                       _block.RESIDUAL_TOL, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL])
+                       _block.RESIDUAL_TOL, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
+                       _block.MAX_COND])
     walker._adopted = adopt_blocks(blocks, getattr(walker, "_adopted", None))
     buffers, off = dict(walker._adopted[0]), walker._adopted[1]
     ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
@@ -486,7 +500,7 @@ def tree_arrays(walker, max_iter):
         row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
-        best_theta=np.empty((len(blocks), P.data.m)))
+        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1)
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):

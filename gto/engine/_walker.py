@@ -34,7 +34,7 @@ import numpy as np
 from tabu.walker import Walker
 
 from ._block import DegeneratePivotError
-from ._kernels import edge_slots, leaf_terms, move_sums, table_sums, vertex_update, within_budget
+from ._kernels import edge_slots, leaf_plan, leaf_terms, move_sums, table_sums, vertex_update, within_budget
 from ._tabu_loop import CompiledLoop
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
@@ -81,6 +81,7 @@ class TreeWalker(Walker):
         self._terms = np.zeros((P.layout.D, 2 * (P.layout.point_leaves.shape[1] + 1) + 4, P.data.N))
         self._degrees = np.zeros((2, P.layout.D), dtype=np.int64)
         self._stale = np.ones(P.layout.D, dtype=bool)  # per decision: leaf terms out of date
+        self._plan = leaf_plan(P.layout.point_leaves, P.layout.sides)
         self._located = (None, None)  # (entering, _locate's answer) at this vertex
         self._layout = (P.blocks.n_theta, P.blocks.R, P.data.m, P.blocks.row_decision.tolist(),
                         P.blocks.row_start.tolist())
@@ -147,7 +148,7 @@ class TreeWalker(Walker):
         P = self.problem
         slots = np.flatnonzero(self._valid)
         leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
-                   self._degrees, self._stale, self._product)
+                   self._degrees, self._stale, self._product, self._plan)
         sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
                           self._degrees, P.data.weight, P.p, self._product)
         values = self.objective.finish((sums[:, 0], sums[:, 1]))

@@ -1,0 +1,164 @@
+"""The structured walker's fast kernel paths (gto/engine/_kernels.py) against their
+general versions and a literal evaluation: the fast paths must give the same bits,
+since the search's moves depend on exact comparisons of the values."""
+import numpy as np
+import pytest
+
+from gto.engine import _kernels as K
+
+from test_walker import make_walker
+
+
+def _literal_product(LE, EL, ER, point_leaves, sides, weight, d, el, er):
+    """Each point's weighted product error once decision d's errors become (el, er)."""
+    out = np.empty(len(weight))
+    for i in range(len(weight)):
+        acc = weight[i]
+        for k in point_leaves[i][point_leaves[i] >= 0]:
+            s = sides[k, d]
+            acc *= LE[i, k] + (el[i] - EL[i, d] if s < 0 else (er[i] - ER[i, d] if s > 0 else 0.0))
+        out[i] = acc
+    return out
+
+
+def _evaluate(P, degrees, d, el, er):
+    """``C * PL(el) * PR(er)`` of decision d's rows of the leaf terms."""
+    L1 = (P.shape[0] - 4) // 2
+    PL = sum(P[g] * el**g for g in range(degrees[0, d] + 1))
+    PR = sum(P[L1 + g] * er**g for g in range(degrees[1, d] + 1))
+    return P[2 * L1] * PL * PR
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_simple_product_terms_are_the_general_ones_bit_for_bit(seed):
+    classes = (0, 1, 2)[: 2 + seed % 2]
+    P, W, X, y = make_walker(seed, "product", classes=classes, D=2 + seed % 3)
+    L = P.layout
+    plan = K.leaf_plan(L.point_leaves, L.sides)
+    rng = np.random.default_rng(seed)
+    LE = W.LE + rng.uniform(0, 2, W.LE.shape)  # arbitrary cached errors
+    shape = (W.problem.layout.D,) + W._terms.shape[1:]
+    checked = 0
+    for d in range(L.D):
+        simple = plan[d, 0, 0] != K.NOT_SIMPLE
+        counts = [((L.sides[L.point_leaves[i][L.point_leaves[i] >= 0], d] == s).sum())
+                  for i in range(P.data.N) for s in (-1, 1)]
+        assert simple == (max(counts) <= 1)
+        if not simple:
+            continue
+        checked += 1
+        fast, general = np.full(shape[1:], 7.0), np.full(shape[1:], 7.0)
+        got = K.simple_product_terms(d, W.EL, W.ER, LE, P.data.weight, plan[d], fast)
+        want = K.product_terms(d, W.EL, W.ER, LE, L.point_leaves, L.sides, P.data.weight, general)
+        assert got == want
+        np.testing.assert_array_equal(fast[: -3], general[: -3])  # the rows the product uses
+        el, er = rng.uniform(0, 3, P.data.N), rng.uniform(0, 3, P.data.N)
+        degrees = np.array([[got[0]] * L.D, [got[1]] * L.D])
+        np.testing.assert_allclose(
+            _evaluate(fast, degrees, d, el, er),
+            _literal_product(LE, W.EL, W.ER, L.point_leaves, L.sides, P.data.weight, d, el, er),
+            rtol=1e-12)
+    assert checked or seed % 2  # two classes: a decision always has a simple plan
+
+
+def test_leaf_terms_take_the_general_path_where_a_side_holds_two_class_leaves():
+    """A leaf_plan marked not simple is computed by the general loop (degree 2)."""
+    P, W, X, y = make_walker(3, "product", classes=(0, 1), D=3)
+    L = P.layout
+    plan = K.leaf_plan(L.point_leaves, L.sides)
+    for d in range(L.D):
+        plan[d, 0, 0] = K.NOT_SIMPLE
+    terms, degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, terms, degrees,
+                 np.ones(L.D, dtype=bool), True, plan)
+    want, want_degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, want, want_degrees,
+                 np.ones(L.D, dtype=bool), True, K.leaf_plan(L.point_leaves, L.sides))
+    np.testing.assert_array_equal(terms, want)
+    np.testing.assert_array_equal(degrees, want_degrees)
+
+
+def _ratio_reference(G, rabs, ybasic, in_block, tol, rtol):
+    """The ratio tests literally, in Python: per edge and sign the first row, in
+    order, with ``|r| < best * |g|`` (|g| above the threshold, the sign's slot),
+    again with the relative floor if the winner's |g| is below it."""
+    m, T = G.shape
+    steps, rows = np.full(2 * m, np.inf), np.full(2 * m, -1)
+    for q in range(m):
+        g = G[q]
+        top = max([abs(g[t]) for t in range(T) if not in_block[t]], default=0.0)
+        floor = max(tol, rtol * top)
+        for thr in (tol, floor):
+            best, row = [np.inf, np.inf], [-1, -1]
+            for t in range(T):
+                a, s = abs(g[t]), 0 if (g[t] > 0) == ybasic[t] else 1
+                if a > thr and rabs[t] < best[s] * a:
+                    best[s], row[s] = rabs[t] / a, t
+            steps[q], rows[q], steps[m + q], rows[m + q] = best[0], row[0], best[1], row[1]
+            if all(r < 0 or abs(g[r]) > floor for r in row):
+                break
+    return steps, rows
+
+
+def _ratio_case(rng, m, T, ties):
+    """Rates and slacks with exact ties and degenerate (zero) slacks where ``ties``,
+    some rates below the floors, block rows at inf."""
+    if ties:
+        G = rng.choice([-2.0, -1.0, -0.5, -1e-8, 0.0, 1e-8, 0.5, 1.0, 2.0, 3.0], (m, T))
+        rabs = rng.choice([0.0, 0.5, 1.0, 1.5, 3.0], T)
+    else:
+        G = rng.normal(size=(m, T)) * rng.choice([1.0, 1e-6], (m, T), p=[0.9, 0.1])
+        rabs = np.abs(rng.normal(size=T)) * rng.choice([1.0, 0.0], T, p=[0.95, 0.05])
+    in_block = np.zeros(T, dtype=bool)
+    in_block[rng.choice(T, min(m, T), replace=False)] = True
+    rabs[in_block] = np.inf
+    return G, rabs, rng.random(T) < 0.5, in_block
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_ratio_tests_follow_the_sequential_rule(seed):
+    rng = np.random.default_rng(seed)
+    m, T = int(rng.integers(1, 8)), int(rng.integers(1, 300))
+    G, rabs, ybasic, in_block = _ratio_case(rng, m, T, ties=seed % 2 == 0)
+    tol, rtol = (1e-9, 1e-7) if seed % 3 else (1e-3, 0.2)  # large floors: second attempts
+    want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
+    got = K.ratio_all(G, rabs, ybasic, in_block, tol, rtol)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[0], want[0])
+    for q in range(m):
+        for sigma, j in ((1.0, q), (-1.0, m + q)):
+            assert K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol) == (want[0][j],
+                                                                                  want[1][j])
+
+
+@pytest.mark.parametrize("objective", ["product", "minimum"])
+@pytest.mark.parametrize("seed", range(4))
+def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):
+    """table_sums over all slots, zero-step ones among them, equals scoring each
+    slot alone (no sharing); a non-finite rate row is scored on its own."""
+    P, W, X, y = make_walker(seed, objective, classes=(0, 1, 2)[: 2 + seed % 2])
+    for d in range(P.layout.D):
+        W._refresh(d)
+    L = P.layout
+    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, W._terms, W._degrees,
+                 np.ones(L.D, dtype=bool), objective == "product", W._plan)
+    slots = np.flatnonzero(W._valid)
+    coef = W._coef.copy()
+    coef[slots[::2]] = 0.0  # half the moves of zero step, of every decision
+    coef[slots[1::4]] = -0.0
+    H = W._H.copy()
+    args = (W.Zt, H, W._terms, W._degrees, P.data.weight, P.p, objective == "product")
+    j = slots[2]
+    H[j // W._width, j % W._width % P.data.m, 0] = np.inf  # this row's zero step is not at z
+    together = K.table_sums(slots, coef, W._width, *args)
+    alone = np.array([K.table_sums(slots[i:i + 1], coef, W._width, *args)[0]
+                      for i in range(len(slots))])
+    np.testing.assert_array_equal(together, alone)
+    zero = coef[slots] == 0
+    by_decision = slots // W._width
+    rate_row = slots % W._width % P.data.m
+    infinite = (by_decision == j // W._width) & (rate_row == j % W._width % P.data.m)
+    for d in range(P.layout.D):
+        shared = zero & (by_decision == d) & ~infinite
+        assert len(np.unique(together[shared, 0])) <= 1  # every zero step of d: one value
+    assert np.isnan(together[list(slots).index(j), 0]) or objective == "minimum"
