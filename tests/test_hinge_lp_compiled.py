@@ -151,3 +151,46 @@ def test_pairwise_sum_has_numpys_bits():
         assert _hinge_loop.pairwise_sum(a) == a.sum(), n
         plain_differs |= sum(a.tolist()) != a.sum()
     assert plain_differs
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_refused_pivots_and_failed_refactorisations_as_the_reference(seed, monkeypatch):
+    """A residual check that always asks for a refactorisation, and a condition limit
+    just below the worst block met at one: that pivot is refused (its block restored,
+    the edge skipped) or, when the undo's own refactorisation fails too, the solve
+    raises.  The compiled loop makes the reference's pivots, or raises the same error."""
+    from gto.engine import _block
+    from gto.engine._block import Block, DegeneratePivotError, SingularBlockError
+
+    refused, conds = [], []
+    pivot = Block.pivot
+
+    def counted(self, q, sigma, leave):
+        try:
+            out = pivot(self, q, sigma, leave)
+        except DegeneratePivotError:
+            refused.append(leave)
+            raise
+        if self.updates % _block.CHECK_EVERY == 0:
+            conds.append(np.linalg.cond(self.rows[self.tight]))
+        return out
+
+    def solve(b, simplex):
+        try:
+            return perturbed_solve(b, cost, 100_000, None, simplex)
+        except (SingularBlockError, RuntimeError) as error:
+            return type(error).__name__
+
+    rng = np.random.default_rng(400 + seed)
+    T, n = 1000, 6
+    rows = _rows(rng, T, n, decimals=1)
+    cost = rng.uniform(0, 2, T)
+    block = purify(rows, rng.normal(size=n + 1), cost, rng)
+    monkeypatch.setattr(Block, "pivot", counted)
+    monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)
+    solve(copy.deepcopy(block), _simplex_reference)
+    assert max(conds) > np.linalg.cond(rows[block.tight])
+    monkeypatch.setattr(_block, "MAX_COND", 0.999 * max(conds))
+    out = _both(block, solve)
+    assert refused  # the path was taken (by the reference)
+    assert (out == "SingularBlockError") == (seed == 2)

@@ -19,14 +19,11 @@ import time
 import numpy as np
 
 from ..utils._interrupt import check_limits
+from . import _block
 from . import _hinge_loop as _loop
 from ._block import (
-    CHECK_EVERY,
-    MAX_COND,
     PIVOT_RTOL,
     PIVOT_TOL,
-    REFACTOR_EVERY,
-    RESIDUAL_TOL,
     ZERO_TOL,
     DegeneratePivotError,
     SingularBlockError,
@@ -168,11 +165,12 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     cost, ucost, tol, rownorm, charge = _prepared(block, cost, ucost)
     params = np.zeros(8)
     params[[_loop.TOL, _loop.ZERO, _loop.PIVOT_ABS, _loop.PIVOT_REL, _loop.BLOCK_ZERO,
-            _loop.RESIDUAL, _loop.COND, _loop.ROUNDING]] = (
-        tol, zero_tol, PIVOT_TOL, PIVOT_RTOL, ZERO_TOL, RESIDUAL_TOL, MAX_COND, ROUNDING_RTOL)
+            _loop.RESIDUAL, _loop.COND, _loop.ROUNDING]] = (  # the block's, as Block reads them
+        tol, zero_tol, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
+        _block.RESIDUAL_TOL, _block.MAX_COND, ROUNDING_RTOL)
     state = np.zeros(6, dtype=np.int64)
     state[[_loop.UPDATES, _loop.REFACTOR_PERIOD, _loop.CHECK_PERIOD]] = (
-        block.updates, REFACTOR_EVERY, CHECK_EVERY)
+        block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY)
     flat, budget = np.zeros(2 * block.m, dtype=bool), 4
     block.ybasic = np.ascontiguousarray(block.ybasic)
     while True:
