@@ -10,7 +10,12 @@ from scipy.optimize import linprog
 from gto.engine import _lp_kernels as K
 from gto.engine._block import MAX_COND, ZERO_TOL, Block, well_conditioned
 from gto.engine._crossover import purify
-from gto.engine._hinge_lp import edge_slopes, solve_hinge_lp
+from gto.engine._hinge_lp import (
+    _simplex_reference,
+    edge_slopes,
+    perturbed_solve,
+    solve_hinge_lp,
+)
 
 TOL = 1e-9
 
@@ -234,8 +239,9 @@ def test_a_pivot_with_a_zero_pivot_element_is_refused_and_changes_nothing():
 
 def test_the_hinge_simplex_skips_a_pivot_the_block_refuses(monkeypatch):
     """A pivot the block refuses as singular (DegeneratePivotError, the block unchanged)
-    is handled as an edge without a pivot row: the simplex goes on and still reaches
-    HiGHS's optimum instead of passing the error to its caller (Frank-Wolfe, the starts)."""
+    is handled (by the reference simplex) as an edge without a pivot row: the simplex
+    goes on and still reaches HiGHS's optimum instead of passing the error to its caller
+    (Frank-Wolfe, the starts)."""
     from gto.engine._block import DegeneratePivotError
 
     rng = np.random.default_rng(205)
@@ -252,7 +258,9 @@ def test_the_hinge_simplex_skips_a_pivot_the_block_refuses(monkeypatch):
         return pivot(self, q, sigma, leave)
 
     monkeypatch.setattr(Block, "pivot", refuse_first)
-    value, _ = solve_hinge_lp(block, cost)
+    # the reference loop calls Block.pivot (the compiled one makes the same pivots:
+    # test_hinge_lp_compiled.py)
+    value, _ = perturbed_solve(block, cost, 100_000, None, _simplex_reference)
     assert refused
     ref = linprog(np.concatenate([np.zeros(n + 1), cost, np.zeros(T)]),
                   A_eq=np.hstack([rows, np.eye(T), -np.eye(T)]), b_eq=np.ones(T),

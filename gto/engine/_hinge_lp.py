@@ -14,9 +14,13 @@ pair).  Each pivot strictly lowers the objective, so it cannot cycle.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..utils._interrupt import check_limits
+from . import _block
+from . import _hinge_loop as _loop
 from ._block import (
     PIVOT_RTOL,
     PIVOT_TOL,
@@ -86,15 +90,21 @@ def solve_hinge_lp(block, cost, max_pivots=100_000, ucost=None):
     non-degenerate, then restore 1 and finish with unperturbed pivots (the
     basis stays dual feasible; only rows that were degenerate can change, and
     slacks within ``RESTORED_ZERO_TOL`` of 0 count as degenerate).
-    Returns ``(objective, pivots)``.
+    The pivots run compiled (:func:`_simplex`).  Returns ``(objective, pivots)``.
     """
+    return perturbed_solve(block, cost, max_pivots, ucost, _simplex)
+
+
+def perturbed_solve(block, cost, max_pivots, ucost, simplex):
+    """:func:`solve_hinge_lp` with the simplex ``simplex`` (:func:`_simplex`, or the
+    reference :func:`_simplex_reference` the tests compare it with)."""
     delta = np.random.default_rng(len(block.rows)).uniform(0, PERTURBATION, len(block.rows))
     block.set_rhs(block.rhs0 + delta * (block.rhs0 != 0))  # coordinate rows stay at 0
     try:
-        _, first = _simplex(block, cost, max_pivots, ucost=ucost)
+        _, first = simplex(block, cost, max_pivots, ucost=ucost)
     finally:
         block.set_rhs(block.rhs0)
-    value, second = _simplex(block, cost, max_pivots, RESTORED_ZERO_TOL, ucost)
+    value, second = simplex(block, cost, max_pivots, RESTORED_ZERO_TOL, ucost)
     return value, first + second
 
 
@@ -132,8 +142,63 @@ def _pivot_row(block, q, sigma, slope, tol, charge, zero_tol, descent, rownorm):
     return leave, True
 
 
+def _prepared(block, cost, ucost):
+    """Padded ``(cost, ucost)``, the objective tolerance, ``max |a_t|`` per row and
+    ``cost + ucost`` of a simplex run (costs must be finite and non-negative)."""
+    cost = _padded(block, cost)
+    ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
+    if np.any(cost < 0) or np.any(ucost < 0) or not np.all(np.isfinite(cost + ucost)):
+        raise ValueError("hinge LP costs must be finite and non-negative")
+    tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
+    return cost, ucost, tol, np.abs(block.rows).max(axis=1), cost + ucost
+
+
+#: wall-clock seconds a compiled run of pivots aims at between two checks of the
+#: time limit (the run length adapts: pivots cost from microseconds to milliseconds)
+RUN_SECONDS = 0.004
+
+
 def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
-    """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place.
+    """:func:`_simplex_reference` compiled (:func:`gto.engine._hinge_loop.hinge_run`): the
+    same pivots on the block's arrays, in runs of about ``RUN_SECONDS`` with
+    :func:`gto.utils._interrupt.check_limits` between runs.  Returns ``(objective, pivots)``."""
+    cost, ucost, tol, rownorm, charge = _prepared(block, cost, ucost)
+    params = np.zeros(8)
+    params[[_loop.TOL, _loop.ZERO, _loop.PIVOT_ABS, _loop.PIVOT_REL, _loop.BLOCK_ZERO,
+            _loop.RESIDUAL, _loop.COND, _loop.ROUNDING]] = (  # the block's, as Block reads them
+        tol, zero_tol, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
+        _block.RESIDUAL_TOL, _block.MAX_COND, ROUNDING_RTOL)
+    state = np.zeros(6, dtype=np.int64)
+    state[[_loop.UPDATES, _loop.REFACTOR_PERIOD, _loop.CHECK_PERIOD]] = (
+        block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY)
+    flat, budget = np.zeros(2 * block.m, dtype=bool), 4
+    block.ybasic = np.ascontiguousarray(block.ybasic)
+    while True:
+        check_limits()
+        start = time.perf_counter()
+        status, value = _loop.hinge_run(
+            block.rows, block._rows_t, block.rhs, block.coord, block.n_coord, block.n_real,
+            block.points, block.Binv, block.G, block.H, block.theta, block.r, block.rabs,
+            block.tight, block.ybasic, block.in_block, block.position, cost, ucost, charge,
+            rownorm, flat, state, params, budget, max_pivots)
+        block.updates = int(state[_loop.UPDATES])
+        if status == _loop.OPTIMAL:
+            return value, int(state[_loop.PIVOTS])
+        if status == _loop.SINGULAR:
+            raise SingularBlockError("tight triples are (nearly) affinely dependent")
+        if status == _loop.PIVOT_LIMIT:
+            raise RuntimeError(f"hinge LP did not converge in {max_pivots} pivots")
+        spent = time.perf_counter() - start
+        if spent < RUN_SECONDS / 2:
+            budget *= 2
+        elif spent > 2 * RUN_SECONDS:
+            budget = max(1, budget // 2)
+
+
+def _simplex_reference(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
+    """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place: the
+    reference (Python) loop, which :func:`_simplex` runs compiled and the tests
+    compare it with, pivot for pivot.
 
     The entering edge has the most negative reduced cost (Bland's rule
     after a degenerate pivot, :func:`_entering`).  If the objective really
@@ -149,14 +214,8 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     :func:`gto.utils._interrupt.limits` runs out.
     Returns ``(objective, pivots)``.
     """
-    cost = _padded(block, cost)
-    ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
-    if np.any(cost < 0) or np.any(ucost < 0) or not np.all(np.isfinite(cost + ucost)):
-        raise ValueError("hinge LP costs must be finite and non-negative")
+    cost, ucost, tol, rownorm, charge = _prepared(block, cost, ucost)
     m = block.m
-    tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
-    rownorm = np.abs(block.rows).max(axis=1)
-    charge = cost + ucost
     degenerate, flat, refactorised = False, np.zeros(2 * m, dtype=bool), False
     for pivots in range(max_pivots):
         check_limits()

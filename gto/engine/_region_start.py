@@ -89,7 +89,8 @@ def _random_gate(X1, low, high):  # pragma: no cover - compiled
     gate = np.zeros(m)
     gate[:m - 1] = np.random.standard_normal(m - 1)
     if X1.shape[0] > 0:
-        gate[m - 1] = np.quantile(X1[:, :m - 1] @ gate[:m - 1], np.random.uniform(low, high))
+        gate[m - 1] = np.quantile(np.ascontiguousarray(X1[:, :m - 1]) @ gate[:m - 1],
+                                  np.random.uniform(low, high))
     return gate
 
 

@@ -38,8 +38,17 @@ from tabu._select import best_admissible
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
-from ._kernels import (block_step, edge_slots, leaf_terms, move_sums, ratio_all, ratio_one, refactor,
-                       table_sums, vertex_update)
+from ._kernels import (
+    block_step,
+    edge_slots,
+    leaf_terms,
+    move_sums,
+    ratio_all,
+    ratio_one,
+    refactor,
+    table_sums,
+    vertex_update,
+)
 
 #: :func:`run_moves` ends: ``stop_at`` reached, no move left, or a pivot for Python
 REACHED, NO_MOVE, PENDING = 0, 1, 2
