@@ -7,20 +7,23 @@ import pytest
 @pytest.fixture(scope="session", autouse=True)
 def compiled_engine():
     """Compile the engine's numba loops before any test: they compile at their first
-    call (minutes on a cold cache, once per install; docs/speed.md), which no time
-    limit can interrupt, so a test of ``time_limit`` must not be the first caller.
-    A depth-2 search and a depth-3 scikit-learn tree with free leaves (the region
-    start) reach every compiled loop of a default ``gto.optimize``."""
+    call for each argument type (minutes on a cold cache, once per install;
+    docs/speed.md), which no time limit can interrupt, so a test of ``time_limit``
+    must not be the first caller.  A depth-2 search and a depth-3 scikit-learn tree
+    with free leaves (the region start), each run twice (a second fit in a process
+    reaches some loops with other argument types), reach every compiled loop of a
+    default ``gto.optimize``."""
     from sklearn.tree import DecisionTreeClassifier
 
     import gto
+    import problems
 
-    rng = np.random.default_rng(0)
-    X = rng.uniform(size=(80, 3))
-    y = (X[:, 0] + X[:, 1] > 1).astype(int) ^ (X[:, 2] > 0.7)
-    gto.optimize(gto.Tree.complete(2, [0, 1, 0, 1], 3), X, y, max_iter=50, random_state=0)
+    X, y = problems.load("diabetes")
     cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
-    gto.optimize(cart, X, y, max_iter=50, random_state=0)
+    for _ in range(2):
+        gto.optimize(gto.Tree.complete(2, [0, 1, 0, 1], X.shape[1]), X, y, max_iter=50,
+                     random_state=0)
+        gto.optimize(cart, X, y, max_iter=50, random_state=0)
 
 
 @pytest.fixture
