@@ -49,6 +49,19 @@ def test_apply_matches_walking_the_tree(seed):
     assert np.array_equal(tree.apply(X), brute_force_apply(tree, X))
 
 
+@pytest.mark.parametrize("n_decisions", [40, 255])
+def test_apply_of_big_trees_with_ties_matches_walking_the_tree(n_decisions):
+    """Irregular shapes many levels deep, integer weights so that points lie on
+    hyperplanes (value 0 goes left)."""
+    rng = np.random.default_rng(n_decisions)
+    tree = random_tree(rng, n_decisions, [0, 1, 2], 3)
+    tree.W = rng.integers(-2, 3, size=tree.W.shape)
+    tree.gamma = rng.integers(-2, 3, size=n_decisions)
+    X = rng.integers(-2, 3, size=(400, 3)).astype(float)
+    assert np.any(tree.decision_values(X) == 0)
+    assert np.array_equal(tree.apply(X), brute_force_apply(tree, X))
+
+
 @pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 6])
 @pytest.mark.parametrize("name", ["heart", "diabetes"])
 def test_from_sklearn_predicts_like_sklearn(depth, name):

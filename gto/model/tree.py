@@ -123,6 +123,7 @@ class Tree:
         self.gamma = np.zeros(D) if gamma is None else gamma
         self.subsets = subsets
         self._sides = self._side_matrix()
+        self._next = self._child_table()
         #: optional record of the training data, kept in the model file (docs/model_format.md)
         self.feature_names = None  # list of str, one per feature
         self.target = None  # name of the class column
@@ -147,6 +148,13 @@ class Tree:
 
         walk(("d", 0), [])
         return S
+
+    def _child_table(self):
+        """``(is_leaf, index)``, two (D, 2) arrays: decision d's left (column 0) and
+        right (column 1) child, a leaf or a decision, by index (the walk of :meth:`apply`)."""
+        is_leaf = np.array([[kind == "l" for kind, _ in pair] for pair in self._children])
+        index = np.array([[i for _, i in pair] for pair in self._children], dtype=np.intp)
+        return is_leaf, index
 
     @property
     def n_decisions(self):
@@ -300,12 +308,20 @@ class Tree:
     def apply(self, X):
         """Index of the leaf each point reaches (left iff x @ w - gamma <= 0).
 
-        With s = +1 (right) / -1 (left) per decision, leaf k is reached iff
-        ``s @ sides[k]`` equals the length of its path.
+        The points walk down from the root together, one level a step: the
+        work is the points times the tree's depth, not times its leaves.
         """
-        s = np.where(self.decision_values(X) > 0, 1, -1).astype(np.int64)
-        match = s @ self._sides.T.astype(np.int64)
-        return np.argmax(match == np.abs(self._sides).sum(axis=1), axis=1)
+        right = self.decision_values(X) > 0
+        is_leaf, index = self._next
+        leaf = np.empty(len(right), dtype=np.intp)
+        at = np.arange(len(right))  # the points still at a decision
+        node = np.zeros(len(right), dtype=np.intp)  # their decision
+        while at.size:
+            side = right[at, node].astype(np.intp)
+            done, node = is_leaf[node, side], index[node, side]
+            leaf[at[done]] = node[done]
+            at, node = at[~done], node[~done]
+        return leaf
 
     def predict(self, X):
         """Class label of the leaf each point reaches."""
