@@ -393,6 +393,12 @@ def test_a_tree_too_big_for_memory_refused_at_once(monkeypatch, tmp_path, capsys
     assert search_bytes(tree, y, 5) > 16 * 2**30
     with pytest.raises(ValueError, match="memory"):
         TreeProblem(tree, X, y)
+    from gto.learners import _estimator
+
+    def no_fit(*args, **kwargs):  # "at once": before the internal CV's first fit
+        raise AssertionError("a fold was fitted before the memory check")
+
+    monkeypatch.setattr(_estimator, "_fold_score", no_fit)
     path = tmp_path / "d.csv"
     path.write_text("a,b,c,d,class\n" + "".join(
         ",".join(f"{v:.4f}" for v in row) + f",{c}\n" for row, c in zip(X, y)))

@@ -22,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..engine._problem import PreparedData, check_search_fits
 from ..engine._starts import is_complete
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
@@ -414,6 +415,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         if split is None:
             return 0, None, None
         Xs, y, w, folds = split
+        if any(g["alpha"] is not None for g in grid):
+            _refuse_too_big(tree, Xs, y, w, folds)
         with no_workers_left():  # workers started for the CV end with it
             if any(g["alpha"] is None for g in grid):
                 scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit)
@@ -853,6 +856,13 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
+
+
+def _refuse_too_big(tree, X, y, w, folds):
+    """The searched folds' memory check (ValueError), made before the CV's first fit,
+    so that a tree too big to search is refused at once, not after the SVM trees."""
+    train = max((train for train, _ in folds), key=len)
+    check_search_fits(tree, PreparedData(tree, X[train], y[train], None if w is None else w[train]))
 
 
 def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, budget=None,
