@@ -9,14 +9,14 @@ from gto.engine import _kernels as K
 from test_walker import make_walker
 
 
-def _literal_product(LE, EL, ER, point_leaves, sides, weight, d, el, er):
+def _literal_product(LE, ELt, ERt, point_leaves, sides, weight, d, el, er):
     """Each point's weighted product error once decision d's errors become (el, er)."""
     out = np.empty(len(weight))
     for i in range(len(weight)):
         acc = weight[i]
         for k in point_leaves[i][point_leaves[i] >= 0]:
             s = sides[k, d]
-            acc *= LE[i, k] + (el[i] - EL[i, d] if s < 0 else (er[i] - ER[i, d] if s > 0 else 0.0))
+            acc *= LE[i, k] + (el[i] - ELt[d, i] if s < 0 else (er[i] - ERt[d, i] if s > 0 else 0.0))
         out[i] = acc
     return out
 
@@ -48,15 +48,15 @@ def test_simple_product_terms_are_the_general_ones_bit_for_bit(seed):
             continue
         checked += 1
         fast, general = np.full(shape[1:], 7.0), np.full(shape[1:], 7.0)
-        got = K.simple_product_terms(d, W.EL, W.ER, LE, P.data.weight, plan[d], fast)
-        want = K.product_terms(d, W.EL, W.ER, LE, L.point_leaves, L.sides, P.data.weight, general)
+        got = K.simple_product_terms(d, W.ELt, W.ERt, LE, P.data.weight, plan[d], fast)
+        want = K.product_terms(d, W.ELt, W.ERt, LE, L.point_leaves, L.sides, P.data.weight, general)
         assert got == want
         np.testing.assert_array_equal(fast[: -3], general[: -3])  # the rows the product uses
         el, er = rng.uniform(0, 3, P.data.N), rng.uniform(0, 3, P.data.N)
         degrees = np.array([[got[0]] * L.D, [got[1]] * L.D])
         np.testing.assert_allclose(
             _evaluate(fast, degrees, d, el, er),
-            _literal_product(LE, W.EL, W.ER, L.point_leaves, L.sides, P.data.weight, d, el, er),
+            _literal_product(LE, W.ELt, W.ERt, L.point_leaves, L.sides, P.data.weight, d, el, er),
             rtol=1e-12)
     assert checked or seed % 2  # two classes: a decision always has a simple plan
 
@@ -69,10 +69,10 @@ def test_leaf_terms_take_the_general_path_where_a_side_holds_two_class_leaves():
     for d in range(L.D):
         plan[d, 0, 0] = K.NOT_SIMPLE
     terms, degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
-    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, terms, degrees,
+    K.leaf_terms(W.ELt, W.ERt, W.LE, L.point_leaves, L.sides, P.data.weight, terms, degrees,
                  np.ones(L.D, dtype=bool), True, plan)
     want, want_degrees = np.zeros_like(W._terms), np.zeros_like(W._degrees)
-    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, want, want_degrees,
+    K.leaf_terms(W.ELt, W.ERt, W.LE, L.point_leaves, L.sides, P.data.weight, want, want_degrees,
                  np.ones(L.D, dtype=bool), True, K.leaf_plan(L.point_leaves, L.sides))
     np.testing.assert_array_equal(terms, want)
     np.testing.assert_array_equal(degrees, want_degrees)
@@ -140,7 +140,7 @@ def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):
     for d in range(P.layout.D):
         W._refresh(d)
     L = P.layout
-    K.leaf_terms(W.EL, W.ER, W.LE, L.point_leaves, L.sides, P.data.weight, W._terms, W._degrees,
+    K.leaf_terms(W.ELt, W.ERt, W.LE, L.point_leaves, L.sides, P.data.weight, W._terms, W._degrees,
                  np.ones(L.D, dtype=bool), objective == "product", W._plan)
     slots = np.flatnonzero(W._valid)
     coef = W._coef.copy()

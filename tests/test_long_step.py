@@ -58,7 +58,7 @@ def test_sweep_equals_the_objective_at_every_crossing(seed, p, objective):
                                        problem.blocks.row_points[d][rows], problem.blocks.row_sides[d][rows])
                     values = fun.finish((s0, np.zeros_like(s0)))
                 else:
-                    sums = literal_sums(walker.Zt[d], h, steps, d, walker.EL, walker.ER,
+                    sums = literal_sums(walker.Zt[d], h, steps, d, walker.ELt, walker.ERt,
                                         walker.LE, problem.layout.sides, problem.layout.point_leaves,
                                         problem.data.weight, p, False)
                     values = fun.finish((sums[:, 0], sums[:, 1]))

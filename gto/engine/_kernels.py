@@ -350,7 +350,7 @@ NOT_SIMPLE = -2
 
 
 @njit(cache=True)
-def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, product, plan):
+def leaf_terms(ELt, ERt, LE, point_leaves, sides, weight, terms, degrees, stale, product, plan):
     """Per decision d and point i, the point's error as a function of d's new
     decision errors (el, er), from the cached leaf errors; in place.
 
@@ -369,15 +369,15 @@ def leaf_terms(EL, ER, LE, point_leaves, sides, weight, terms, degrees, stale, p
             continue
         stale[d] = False
         if product and plan[d, 0, 0] != NOT_SIMPLE:
-            nl, nr = simple_product_terms(d, EL, ER, LE, weight, plan[d], terms[d])
+            nl, nr = simple_product_terms(d, ELt, ERt, LE, weight, plan[d], terms[d])
             degrees[0, d] = nl
             degrees[1, d] = nr
         elif product:
-            nl, nr = product_terms(d, EL, ER, LE, point_leaves, sides, weight, terms[d])
+            nl, nr = product_terms(d, ELt, ERt, LE, point_leaves, sides, weight, terms[d])
             degrees[0, d] = nl
             degrees[1, d] = nr
         else:
-            minimum_terms(d, EL, ER, LE, point_leaves, sides, terms[d])
+            minimum_terms(d, ELt, ERt, LE, point_leaves, sides, terms[d])
 
 
 @njit(cache=True)
@@ -415,7 +415,7 @@ def leaf_plan(point_leaves, sides):
 
 
 @njit(cache=True)
-def simple_product_terms(d, EL, ER, LE, weight, plan, P):
+def simple_product_terms(d, ELt, ERt, LE, weight, plan, P):
     """:func:`product_terms` where every point has at most one class leaf on each
     side of d (``plan``: decision d's :func:`leaf_plan`), branch-free and with
     the same arithmetic, so the same bits: PL = (base_l + el) or 1, PR likewise,
@@ -428,8 +428,8 @@ def simple_product_terms(d, EL, ER, LE, weight, plan, P):
     for i in range(P.shape[1]):
         kl = plan[i, 0]
         kr = plan[i, 1]
-        bl = LE[i, max(kl, 0)] - EL[i, d]
-        br = LE[i, max(kr, 0)] - ER[i, d]
+        bl = LE[i, max(kl, 0)] - ELt[d, i]
+        br = LE[i, max(kr, 0)] - ERt[d, i]
         P[0, i] = bl if kl >= 0 else 1.0
         P[1, i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
         P[L1, i] = br if kr >= 0 else 1.0
@@ -452,7 +452,7 @@ def _class_leaf(point_leaves, sides, i, a, d):
 
 
 @njit(cache=True)
-def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
+def minimum_terms(d, ELt, ERt, LE, point_leaves, sides, P):
     """Rows LOW, A0, B0 of ``P`` (decision d's block of :func:`leaf_terms`): per
     point the smallest error over its class leaves not below d (LOW), and left
     (A0) and right (B0) of d less d's old decision error on that side (eq. 17)."""
@@ -466,9 +466,9 @@ def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
             if k < 0:
                 break
             if s < 0:
-                a0 = min(a0, LE[i, k] - EL[i, d])
+                a0 = min(a0, LE[i, k] - ELt[d, i])
             elif s > 0:
-                b0 = min(b0, LE[i, k] - ER[i, d])
+                b0 = min(b0, LE[i, k] - ERt[d, i])
             else:
                 low = min(low, LE[i, k])
         P[c_row + 1, i] = low
@@ -477,7 +477,7 @@ def minimum_terms(d, EL, ER, LE, point_leaves, sides, P):
 
 
 @njit(cache=True)
-def product_terms(d, EL, ER, LE, point_leaves, sides, weight, P):
+def product_terms(d, ELt, ERt, LE, point_leaves, sides, weight, P):
     """Rows PL, PR and C of ``P`` (decision d's block of :func:`leaf_terms`), eq. 19:
     PL(el) = prod (base_k + el) over the point's class leaves left of d, PR
     likewise right, C the weight times the product over the class leaves not
@@ -499,13 +499,13 @@ def product_terms(d, EL, ER, LE, point_leaves, sides, weight, P):
             if k < 0:
                 break
             if s < 0:
-                base = LE[i, k] - EL[i, d]
+                base = LE[i, k] - ELt[d, i]
                 nl += 1
                 for g in range(nl, 0, -1):  # multiply PL by (base + el)
                     P[g, i] = P[g, i] * base + P[g - 1, i]
                 P[0, i] *= base
             elif s > 0:
-                base = LE[i, k] - ER[i, d]
+                base = LE[i, k] - ERt[d, i]
                 nr += 1
                 for g in range(nr, 0, -1):
                     P[L1 + g, i] = P[L1 + g, i] * base + P[L1 + g - 1, i]
@@ -607,7 +607,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
 
 
 @njit(cache=True, fastmath=REASSOC)
-def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
+def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product):
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
     in el, right of d in er.  (The loop over the leaves is written out: see
@@ -616,8 +616,8 @@ def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
     s1 = 0.0
     for i in range(z.shape[0]):
         el, er = _side_errors(z[i] + c * h[i], p)
-        dl = el - EL[i, d]
-        dr = er - ER[i, d]
+        dl = el - ELt[d, i]
+        dr = er - ERt[d, i]
         acc = 1.0 if product else np.inf
         for a in range(point_leaves.shape[1]):
             k = point_leaves[i, a]
@@ -635,7 +635,7 @@ def move_sums(z, h, c, d, EL, ER, LE, sides, point_leaves, weight, p, product):
 
 
 @njit(cache=True)
-def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weight, p, product,
+def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight, p, product,
                   child_kind, child_index, leaf_ok, wrong):
     """Decision d moved to ``theta``: refresh its values ``Zt[d] = theta @ X1t``
     (``znew``: scratch), its decision errors, the leaf errors (eq. 13-14)
@@ -661,10 +661,10 @@ def vertex_update(X1t, theta, d, Zt, znew, EL, ER, LE, sides, point_leaves, weig
         if flipped:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
         el, er = _side_errors(z, p)
-        dl = el - EL[i, d]
-        dr = er - ER[i, d]
-        EL[i, d] = el
-        ER[i, d] = er
+        dl = el - ELt[d, i]
+        dr = er - ERt[d, i]
+        ELt[d, i] = el
+        ERt[d, i] = er
         for k in range(K):
             if sides[k, d] < 0:
                 LE[i, k] += dl

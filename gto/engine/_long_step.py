@@ -58,7 +58,7 @@ class LongStepWalker(TreeWalker):
             return None
         h = sigma * self._H[d, q]
         if self._product:
-            leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
+            leaf_terms(self.ELt, self.ERt, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
                        self._degrees, self._stale, True, self._plan)
             act_left, act_right = self._active(d, b, g, sigma)
             points, sides = P.blocks.row_points[d][rows], P.blocks.row_sides[d][rows]
@@ -66,12 +66,12 @@ class LongStepWalker(TreeWalker):
                                self._degrees[1, d], P.p, act_left, act_right, steps, points, sides)
             values = self.objective.finish((s0, np.zeros_like(s0)))
         else:
-            sums = literal_sums(self.Zt[d], h, steps, d, self.EL, self.ER, self.LE, P.layout.sides,
+            sums = literal_sums(self.Zt[d], h, steps, d, self.ELt, self.ERt, self.LE, P.layout.sides,
                                 P.layout.point_leaves, P.data.weight, P.p, False)
             values = self.objective.finish((sums[:, 0], sums[:, 1]))
         k = int(np.argmin(values))
         if self._product:  # the chosen vertex scored afresh (the sweep's sum carries round-off)
-            exact = literal_sums(self.Zt[d], h, steps[k:k + 1], d, self.EL, self.ER, self.LE,
+            exact = literal_sums(self.Zt[d], h, steps[k:k + 1], d, self.ELt, self.ERt, self.LE,
                                  P.layout.sides, P.layout.point_leaves, P.data.weight, P.p, True)
             values[k] = self.objective.finish((exact[:, 0], exact[:, 1]))[0]
         return float(values[k]), int(rows[k]), float(steps[k])

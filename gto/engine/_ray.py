@@ -156,10 +156,10 @@ def product_sweep(z, h, P, dl, dr, p, act_left, act_right, steps, points, sides)
 
 
 @njit(cache=True)
-def literal_sums(z, h, steps, d, EL, ER, LE, sides, point_leaves, weight, p, product):
+def literal_sums(z, h, steps, d, ELt, ERt, LE, sides, point_leaves, weight, p, product):
     """Objective sums (total, count) at each step, by :func:`gto.engine._kernels.move_sums`."""
     out = np.empty((steps.shape[0], 2))
     for e in range(steps.shape[0]):
-        out[e, 0], out[e, 1] = move_sums(z, h, steps[e], d, EL, ER, LE, sides, point_leaves,
+        out[e, 0], out[e, 1] = move_sums(z, h, steps[e], d, ELt, ERt, LE, sides, point_leaves,
                                          weight, p, product)
     return out

@@ -65,7 +65,7 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: ``floats`` hold the scalars (I_*, F_*); numba types separate arrays fast, a typed
 #: list or a tuple slowly (:func:`run_moves_flat`)
 TreeArrays = namedtuple("TreeArrays", [
-    "Zt", "znew", "EL", "ER", "LE", "wrong", "H", "X1t", "terms", "degrees", "stale", "valid",
+    "Zt", "znew", "ELt", "ERt", "LE", "wrong", "H", "X1t", "terms", "degrees", "stale", "valid",
     "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
     "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
@@ -146,7 +146,7 @@ def candidates(A, E, L, V):
             refresh(A, d)
     slots = np.flatnonzero(A.valid)
     product = A.ints[I_OBJ] == 0
-    leaf_terms(A.EL, A.ER, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, A.stale,
+    leaf_terms(A.ELt, A.ERt, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, A.stale,
                product, A.plan)
     sums = table_sums(slots, A.coef, A.ints[I_WIDTH], A.Zt, A.H, A.terms, A.degrees, A.weight,
                       A.ints[I_P], product)
@@ -190,7 +190,7 @@ def locate(A, e):
 @njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
-    s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.EL, A.ER, A.LE, A.sides, A.point_leaves,
+    s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.ELt, A.ERt, A.LE, A.sides, A.point_leaves,
                        A.weight, A.ints[I_P], A.ints[I_OBJ] == 0)
     return finish(A.ints, A.floats, s0, s1)
 
@@ -239,7 +239,7 @@ def walker_pivot(A, d, q, sigma, leave):
     A.fresh[d] = False
     A.stale[:] = True
     A.ints[I_PIVOTS] += 1
-    s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.EL, A.ER, A.LE, A.sides,
+    s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.ELt, A.ERt, A.LE, A.sides,
                                   A.point_leaves, A.weight, A.ints[I_P], A.ints[I_OBJ] == 0,
                                   A.child_kind, A.child_index, A.leaf_ok, A.wrong)
     value = finish(A.ints, A.floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
@@ -499,7 +499,7 @@ def tree_arrays(walker, max_iter):
                for name in ("coord", "n_coord", "n_real", "updates")}
     L = P.layout
     return TreeArrays(
-        Zt=walker.Zt, znew=walker._znew, EL=walker.EL, ER=walker.ER, LE=walker.LE,
+        Zt=walker.Zt, znew=walker._znew, ELt=walker.ELt, ERt=walker.ERt, LE=walker.LE,
         wrong=walker._wrong, H=walker._H, X1t=walker._X1t, terms=walker._terms,
         degrees=walker._degrees, stale=walker._stale, valid=walker._valid,
         entering=walker._entering, leaving=walker._leaving, coef=walker._coef,

@@ -99,8 +99,9 @@ class TreeWalker(Walker):
         """The cached errors recomputed from ``Zt`` (in place once allocated: a compiled
         search holds these arrays, :mod:`gto.engine._tabu_loop`)."""
         P = self.problem
-        EL, ER = P.decision_errors(self.Zt.T)
-        fresh = {"EL": EL, "ER": ER, "LE": EL @ P.layout.SL.T + ER @ P.layout.SR.T,
+        # (D, N) like Zt: C-contiguous for every D, so the compiled loops see one array type
+        ELt, ERt = P.decision_errors(self.Zt)
+        fresh = {"ELt": ELt, "ERt": ERt, "LE": ELt.T @ P.layout.SL.T + ERt.T @ P.layout.SR.T,
                  "_wrong": P.misclassified(self.Zt)}
         for name, value in fresh.items():
             if name in self.__dict__:
@@ -147,7 +148,7 @@ class TreeWalker(Walker):
                 self._refresh(d)
         P = self.problem
         slots = np.flatnonzero(self._valid)
-        leaf_terms(self.EL, self.ER, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
+        leaf_terms(self.ELt, self.ERt, self.LE, P.layout.point_leaves, P.layout.sides, P.data.weight, self._terms,
                    self._degrees, self._stale, self._product, self._plan)
         sums = table_sums(slots, self._coef, self._width, self.Zt, self._H, self._terms,
                           self._degrees, P.data.weight, P.p, self._product)
@@ -162,7 +163,7 @@ class TreeWalker(Walker):
             return -1, float("nan")
         P = self.problem
         d, q, _, _, leaving, c = found
-        sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.EL, self.ER, self.LE, P.layout.sides,
+        sums = move_sums(self.Zt[d], self._H[d, q], c, d, self.ELt, self.ERt, self.LE, P.layout.sides,
                          P.layout.point_leaves, P.data.weight, P.p, self._product)
         value = float(self.objective.finish(sums))
         if self._alpha:
@@ -196,7 +197,7 @@ class TreeWalker(Walker):
             self.Zt[d] = b.theta @ self._X1t
             self._exact_errors()
         s0, s1, count = vertex_update(
-            self._X1t, b.theta, d, self.Zt, self._znew, self.EL, self.ER, self.LE, P.layout.sides,
+            self._X1t, b.theta, d, self.Zt, self._znew, self.ELt, self.ERt, self.LE, P.layout.sides,
             P.layout.point_leaves, P.data.weight, P.p, self._product, P.layout.child_kind,
             P.layout.child_index, P.layout.mask,
             self._wrong,
