@@ -180,8 +180,10 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         Above COARSE_POINTS points the default tabu search runs coarse to
         fine: the restarts on a stratified subsample of COARSE_POINTS points,
         then one lexicographic walk on the full data from the best of them,
-        of ``max_iter`` moves when ``time_limit`` is given, else
-        ``max(1000, max_iter // 5)``.
+        of ``max_iter`` moves when ``time_limit`` is given, else at most
+        ``max(1000, max_iter // 5)``, ending as a restart does (at a tree without
+        errors, or after ``patience`` rounds' worth of moves without fewer
+        errors; ``options``).
     time_limit : seconds of wall time for the whole call, counted from its start
         (the set-up and the whole schedule: COARSE_SHARE of it on the subsample;
         the search checks the clock every few moves and then builds the result:
