@@ -72,3 +72,15 @@ def test_full_data_walk_stops_without_errors(monkeypatch):
     first = int(np.argmax(counts == 0))
     every = gopt.PATIENCE_EVERY
     assert len(counts) - 1 == max(every, -(-first // every) * every)
+
+
+def test_no_patience_walks_every_move(monkeypatch):
+    """``patience=None`` (never) or a time limit: the full-data walk runs its budget."""
+    monkeypatch.setattr(gopt, "COARSE_POINTS", 300)
+    data = problems.synthetic(4, n_train=1500, n_test=0, random_state=5)
+    X, y = data.X_train, data.y_train
+    flip = np.random.default_rng(5).random(len(y)) < 0.03
+    y = np.where(flip, 1 - y, y)
+    start = gto.Tree.from_structure(FIG2, 4, W=np.eye(4)[:3], gamma=np.full(3, 0.5))
+    res = gto.optimize(start, X, y, max_iter=1000, random_state=0, options={"patience": None})
+    assert len(res.restarts[0]["history"]) == 1001  # patience 1 stops this walk (above)

@@ -575,7 +575,7 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     walk = "lexicographic" if dense and objective in ("product", "minimum") else objective
     schedule, _ = split_options(method, options)
     patience = None
-    if method == "tabu" and time_limit is None and not schedule["paper"]:
+    if method == "tabu" and time_limit is None and schedule["patience"] is not None:
         patience = schedule["patience"] * sum(round_lengths(schedule, problem.data.N))
     fine_options = {**options, "refine": False, "kick": False, "round_iter": max(fine_iter, 1),
                     "polish": 0}
