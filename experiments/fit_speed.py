@@ -14,7 +14,10 @@ and the held-out error; the GTO fits are also split by stage (CPU seconds):
 - ``refit``: the final fit on the whole training fold (fit minus ``cv``);
 - over both: ``setup`` (building ``TreeProblem``), ``starts`` (the start
   trees), ``search`` (the tabu searches, ``run_tabu``), of which ``refine``
-  (the robust-LP refits of the starts).
+  (the robust-LP refits of the starts), ``crossover`` (a round's start and its
+  polish start moved to a vertex, ``walker_from_theta``) and ``moves`` (the EPTS
+  walks, ``_tabu_round``); ``lp``: the robust LPs' simplex (``solve_hinge_lp``,
+  in the refits and the greedy starts).
 
 Unlike ``experiments.quality``, the big sets (magic, twonorm, phoneme) are
 used whole (``--cap`` subsamples them); the generated data are the paper's
@@ -55,7 +58,8 @@ DATA = (*problems.DATASETS, *problems.NUMERIC)
 #: script runs on older and newer layouts alike): stage -> (module attribute names)
 STAGES = {"cv": ("_select",), "svm": ("_svm_result",), "contenders": ("_race_folds",),
           "setup": ("TreeProblem",), "starts": ("start_theta",), "search": ("run_tabu",),
-          "refine": ("refine_theta",)}
+          "refine": ("refine_theta",), "lp": ("solve_hinge_lp",),
+          "crossover": ("walker_from_theta",), "moves": ("_tabu_round",)}
 #: stages that count only the calls for which this test of (args, kwargs) holds: the
 #: internal CV's second stage is the race of its contenders (warm from the first stage)
 WHEN = {"contenders": lambda args, kwargs: bool(kwargs.get("warm"))}
@@ -218,7 +222,8 @@ def summarise(rows):
 def table(summ, arm_names):
     """Markdown: per data set, GTO's median CPU seconds per fit and its stages, the
     peers' median CPU seconds, then the held-out error % of each arm."""
-    stage_names = ["cv", "svm", "contenders", "refit", "setup", "starts", "search", "refine"]
+    stage_names = ["cv", "svm", "contenders", "refit", "setup", "starts", "search", "refine",
+                   "lp", "crossover", "moves"]
     peers_ = [a for a in arm_names if a != "GTO"]
     header = (["data", "n", "GTO s (max)"] + [f"{k} s" for k in stage_names]
               + [f"{a} s" for a in peers_] + [f"{a} test %" for a in arm_names] + ["CV choice", "best CV mean"])

@@ -12,6 +12,7 @@ best penalised objective.
 from __future__ import annotations
 
 import logging
+import math
 import time
 import warnings
 from dataclasses import dataclass, fields
@@ -24,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..engine._objectives import OBJECTIVES, check_objective
 from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
+from ..engine._portfolio import round_lengths
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._region_start import needs_regions
@@ -48,6 +50,8 @@ INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 COARSE_POINTS = 4_000
 #: share of the time limit spent on the subsample
 COARSE_SHARE = 0.5
+#: moves between the checks of the full-data walk's patience (coarse to fine)
+PATIENCE_EVERY = 16
 
 
 def _check_combinations(objective, method, p):
@@ -176,8 +180,10 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         Above COARSE_POINTS points the default tabu search runs coarse to
         fine: the restarts on a stratified subsample of COARSE_POINTS points,
         then one lexicographic walk on the full data from the best of them,
-        of ``max_iter`` moves when ``time_limit`` is given, else
-        ``max(1000, max_iter // 5)``.
+        of ``max_iter`` moves when ``time_limit`` is given, else at most
+        ``max(1000, max_iter // 5)``, ending as a restart does (at a tree without
+        errors, or after ``patience`` rounds' worth of moves without fewer
+        errors; ``options``).
     time_limit : seconds of wall time for the whole call, counted from its start
         (the set-up and the whole schedule: COARSE_SHARE of it on the subsample;
         the search checks the clock every few moves and then builds the result:
@@ -543,7 +549,9 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     full-data search is one EPTS walk on the lexicographic objective (count first;
     with a penalty or a feature budget, on ``objective``), without LP refits or kicks
     (each would cost a full-data LP or crossover), of ``max_iter`` moves with a time
-    limit, else ``max(1000, max_iter // 5)``."""
+    limit, else ``max(1000, max_iter // 5)``, ending early as a restart does
+    (:func:`_patient`): at a tree without errors, or after the restarts' ``patience``
+    rounds' worth of moves without fewer errors (not with a time limit)."""
     from sklearn.model_selection import train_test_split
 
     X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
@@ -565,12 +573,22 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     # every new round would cost a crossover on the full data)
     dense = problem.blocks.alpha == 0 and problem.blocks.n_coord == 0
     walk = "lexicographic" if dense and objective in ("product", "minimum") else objective
+    schedule, _ = split_options(method, options)
+    patience = None
+    if method == "tabu" and time_limit is None and schedule["patience"] is not None:
+        patience = schedule["patience"] * sum(round_lengths(schedule, problem.data.N))
+    fine_options = {**options, "refine": False, "kick": False, "round_iter": max(fine_iter, 1),
+                    "polish": 0}
+    if patience is not None:
+        fine_options["callback_every"] = math.gcd(PATIENCE_EVERY,
+                                                  options.get("callback_every", PATIENCE_EVERY))
+    ended = []
     fine = run_restart(problem, "tree", best, walk, method, fine_iter, deadline, seeds[-1],
-                       callback, {**options, "refine": False, "kick": False,
-                                  "round_iter": max(fine_iter, 1), "polish": 0},
-                       origin, None, track[4])
+                       _patient(callback, patience, ended), fine_options, origin, None, track[4])
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
+    if ended and fine.status == Status.CALLBACK:  # a stopping rule, not the caller's callback
+        fine.status, fine.message = Status.COMPLETED, ended[0]
     if walk != objective:  # the walk's values are lexicographic: score its tree on ours
         fine.Theta_fun = fine.Theta_count
         fine.fun = problem.value(objective, fine.Theta_count)
@@ -578,6 +596,30 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     fine.nit += sum(r.nit for r in coarse)
     runs.append(fine)
     return runs
+
+
+def _patient(callback, patience, ended):
+    """The full-data walk's callback (:func:`_coarse_to_fine`): stop at a tree without
+    errors, or once ``patience`` moves (None: never) passed without fewer errors, else
+    ask ``callback``.  Both are judged at multiples of ``PATIENCE_EVERY`` moves only,
+    which a compiled loop calls back at for sure, so where the walk ends does not
+    depend on how its chunks fell (reproducible); ``ended`` gets the reason."""
+    if patience is None:
+        return callback
+    seen = {"count": np.inf, "at": 0}
+
+    def check(iteration, walker, value):
+        if iteration % PATIENCE_EVERY == 0:
+            count = walker.best_count[0]
+            if count < seen["count"]:
+                seen["count"], seen["at"] = count, iteration
+            if count <= 0 or iteration - seen["at"] >= patience:
+                ended.append("no errors left" if count <= 0 else
+                             f"no fewer errors in {iteration - seen['at']} moves")
+                return True
+        return bool(callback(iteration, walker, value)) if callback is not None else False
+
+    return check
 
 
 def _chain(callback, tick):
