@@ -35,6 +35,7 @@ from sklearn.preprocessing import MinMaxScaler
 
 import gto
 from gto.learners import _estimator as E
+from gto.learners import _selection as S
 
 from . import quality
 
@@ -151,26 +152,211 @@ def matrices(rec, stage="second"):
             counts = np.asarray(r["counts"], dtype=float)
             true = np.asarray(r["true"])
             p = (counts + 1) / (counts.sum(axis=1, keepdims=True) + counts.shape[1])
-            onehot = np.eye(counts.shape[1])[true]
-            brier = ((p - onehot) ** 2).sum(axis=1)
             ll = -np.log(p[np.arange(len(true)), true])
+            brier = np.array([S.laplace_brier(counts[j:j + 1], true[j:j + 1])
+                              for j in range(len(true))])
             out["acc"][i, k] = hit.mean()
-            out["brier"][i, k] = 1 - brier.mean()  # higher is better throughout
+            out["brier"][i, k] = S.laplace_brier(counts, true)
             out["logloss"][i, k] = -ll.mean()
-            points[i, k] = {"acc": hit, "brier": 1 - brier, "logloss": -ll}
+            points[i, k] = {"acc": hit, "brier": brier, "logloss": -ll}
     return out, points
 
 
-def halving_scores(rec):
-    """The estimator's (today's) score matrix: SVM rows, the search's first stage, and
-    the second stage for a contender (``_contenders`` on the first stage)."""
+def staged(rec, selection):
+    """``(accuracy, brier)`` (G, K) as the estimator's successive halving under
+    ``selection`` would end with them (no racing: the race is exact): the SVM rows, the
+    search's first stage, replaced by its second stage when it reaches the
+    contenders' bar (:func:`gto.learners._selection.contender_bar`); NaN when a
+    linear-SVM tree is perfect on every fold and the rule skips the searches."""
     first, _ = matrices(rec, "first")
     second, _ = matrices(rec, "second")
     grid = rec["grid"]
-    scores = first["acc"].copy()
-    again = E._contenders(scores, grid)
-    scores[again] = second["acc"][again]
-    return scores, again
+    acc, brier = first["acc"].copy(), first["brier"].copy()
+    svm, searched = _svm_rows(grid), _search_rows(grid)
+    if selection != "best" and acc[svm].mean(axis=1).max() >= 1 - 1e-12:
+        acc[searched] = brier[searched] = np.nan
+        return acc, brier
+    bars = S.contender_bars(selection, np.stack([acc, brier]), svm)
+    for i in searched:
+        if all([acc, brier][j][i].mean() >= bar - 1e-12 for j, bar in bars):
+            acc[i], brier[i] = second["acc"][i], second["brier"][i]
+    return acc, brier
+
+
+def halving_scores(rec):
+    """The "1se" halving's accuracy matrix (:func:`staged`) and the searched rows that
+    were contenders (their second stage in it); the other rule columns of
+    :data:`RULES` read the search's rows the same way."""
+    acc, _ = staged(rec, "1se")
+    first, _ = matrices(rec, "first")
+    again = [i for i in _search_rows(rec["grid"])
+             if not np.array_equal(acc[i], first["acc"][i], equal_nan=True)
+             or _second_stage(rec, i)]
+    return acc, again
+
+
+def _second_stage(rec, i):
+    """Whether the "1se" halving would score searched row ``i`` again."""
+    first, _ = matrices(rec, "first")
+    svm = _svm_rows(rec["grid"])
+    if first["acc"][svm].mean(axis=1).max() >= 1 - 1e-12:
+        return False
+    bars = S.contender_bars("1se", np.stack([first["acc"], first["brier"]]), svm)
+    return all([first["acc"], first["brier"]][j][i].mean() >= bar - 1e-12 for j, bar in bars)
+
+
+# -- rules (each: (stats, points, grid) -> chosen row) ---------------------------------------
+def _order(grid, d):
+    return [E._complexity(g, d) for g in grid]
+
+
+def _best(m):
+    mean = m.mean(axis=1)
+    return int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
+
+
+def _svm_rows(grid):
+    return [i for i, g in enumerate(grid) if g["alpha"] is None]
+
+
+def _search_rows(grid):
+    return [i for i, g in enumerate(grid) if g["alpha"] is not None]
+
+
+def rule_1se(score):
+    def rule(stats, points, grid):
+        return E.one_standard_error(stats[score], _order(grid, 1e9))
+    return rule
+
+
+def rule_best(score):
+    def rule(stats, points, grid):
+        return _best(stats[score])
+    return rule
+
+
+def rule_family(within, between, between_rule="best"):
+    """1se on ``within`` among the SVM trees, then the SVM pick against the search by
+    ``between`` (best mean, or "1se": the search only above the SVM pick's mean plus
+    the SVM pick's standard error)."""
+    def rule(stats, points, grid):
+        svm, searched = _svm_rows(grid), _search_rows(grid)
+        sub = stats[within][svm]
+        pick = svm[E.one_standard_error(sub, _order([grid[i] for i in svm], 1e9))]
+        m = stats[between]
+        s = searched[_best(m[searched])]
+        if between_rule == "best":
+            return s if m[s].mean() > m[pick].mean() + 1e-12 else pick
+        if between_rule == "paired":
+            d = m[s] - m[pick]
+            se = d.std(ddof=1) / np.sqrt(len(d))
+            return s if d.mean() > se + 1e-12 else pick
+        if between_rule == "pooled":
+            d = np.concatenate([points[s, k][between] - points[pick, k][between]
+                                for k in range(m.shape[1])])
+            se = d.std(ddof=1) / np.sqrt(len(d))
+            return s if d.mean() > se + 1e-12 else pick
+        if between_rule == "pooled0":
+            d = np.concatenate([points[s, k][between] - points[pick, k][between]
+                                for k in range(m.shape[1])])
+            return s if d.mean() > 1e-12 else pick
+        raise ValueError(between_rule)
+    return rule
+
+
+def rule_pooled_1se(score):
+    """The simplest candidate whose per-point paired difference to the best mean one
+    (pooled over the folds' test points) is at most its standard error."""
+    def rule(stats, points, grid):
+        m = stats[score]
+        b = _best(m)
+        K = m.shape[1]
+        ok = []
+        for i in range(len(grid)):
+            d = np.concatenate([points[b, k][score] - points[i, k][score] for k in range(K)])
+            se = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0
+            if d.mean() <= se + 1e-12:
+                ok.append(i)
+        order = _order(grid, 1e9)
+        return min(ok, key=lambda i: (order[i], i))
+    return rule
+
+
+def rule_of(selection):
+    """The estimator's ``selection`` (``gto.learners._selection.choose``) on the
+    staged scores it would see."""
+    def rule(stats, points, grid, rec=None):
+        acc, brier = staged(rec, selection)
+        return S.choose(selection, np.stack([acc, brier]), grid,
+                        [E._complexity(g, 1e9) for g in grid])
+    rule.staged = True
+    return rule
+
+
+RULES = {
+    "estimator 1se": rule_of("1se"),
+    "estimator best": rule_of("best"),
+    "estimator agree": rule_of("agree"),
+    "1se acc (today)": rule_1se("acc"),
+    "best acc": rule_best("acc"),
+    "1se brier": rule_1se("brier"),
+    "best brier": rule_best("brier"),
+    "1se logloss": rule_1se("logloss"),
+    "best logloss": rule_best("logloss"),
+    "pooled-1se acc": rule_pooled_1se("acc"),
+    "pooled-1se brier": rule_pooled_1se("brier"),
+    "svm 1se acc, vs search best acc": rule_family("acc", "acc"),
+    "svm 1se acc, vs search best brier": rule_family("acc", "brier"),
+    "svm 1se acc, vs search best logloss": rule_family("acc", "logloss"),
+    "svm 1se acc, vs search paired brier": rule_family("acc", "brier", "paired"),
+    "svm 1se acc, vs search pooled brier": rule_family("acc", "brier", "pooled"),
+    "svm 1se acc, vs search pooled acc": rule_family("acc", "acc", "pooled"),
+    "svm 1se brier, vs search best brier": rule_family("brier", "brier"),
+}
+
+
+def replay(records, rules=RULES, stage="halving"):
+    """``{rule: {dataset: [test error % per split]}}`` and the oracle / per-candidate
+    means."""
+    out = {name: {} for name in rules}
+    for rec in records:
+        stats, points = matrices(rec, "second")
+        if stage == "halving":  # the search's first-stage scores unless a contender
+            first, fpoints = matrices(rec, "first")
+            _, again = halving_scores(rec)
+            for i in _search_rows(rec["grid"]):
+                if i not in again:
+                    for key in stats:
+                        stats[key][i] = first[key][i]
+                    for k in range(rec["n_folds"]):
+                        points[i, k] = fpoints[i, k]
+        for name, rule in rules.items():
+            pick = (rule(stats, points, rec["grid"], rec) if getattr(rule, "staged", False)
+                    else rule(stats, points, rec["grid"]))
+            out[name].setdefault(rec["dataset"], []).append(rec["outer"][str(pick)]["test"])
+    return out
+
+
+def replay_table(records, rules=RULES, stage="halving"):
+    res = replay(records, rules, stage)
+    sets = [d for d in ORDER if any(r["dataset"] == d for r in records)]
+    cand = {}
+    for rec in records:
+        for i, o in rec["outer"].items():
+            cand.setdefault(rec["dataset"], {}).setdefault(int(i), []).append(o["test"])
+    lines = ["| rule | " + " | ".join(sets) + " |", "|---" * (len(sets) + 1) + "|"]
+    for name in rules:
+        lines.append(f"| {name} | " + " | ".join(f"{np.mean(res[name][d]):.1f}" for d in sets)
+                     + " |")
+    grid = records[0]["grid"]
+    for i, g in enumerate(grid):
+        label = f"SVM C={g['svm_C']}" if g["alpha"] is None else "search alone"
+        lines.append(f"| {label} | " + " | ".join(f"{np.mean(cand[d][i]):.1f}" for d in sets)
+                     + " |")
+    oracle = {d: np.mean([min(o["test"] for o in r["outer"].values())
+                          for r in records if r["dataset"] == d]) for d in sets}
+    lines.append("| oracle | " + " | ".join(f"{oracle[d]:.1f}" for d in sets) + " |")
+    return "\n".join(lines)
 
 
 def main(argv=None):
@@ -184,6 +370,7 @@ def main(argv=None):
     path = os.path.join(args.out, "replay.jsonl")
     if not args.replay:
         collect(args.data, path)
+    print(replay_table([r for r in load(path) if r["dataset"] in args.data]))
 
 
 if __name__ == "__main__":
