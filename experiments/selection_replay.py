@@ -264,6 +264,17 @@ def rule_family(within, between, between_rule="best"):
     return rule
 
 
+def rule_beats_all(score):
+    """The search only when its mean ``score`` beats every SVM tree's, else the SVM
+    trees' 1se pick on accuracy."""
+    def rule(stats, points, grid):
+        svm, s = _svm_rows(grid), _search_rows(grid)[0]
+        pick = svm[E.one_standard_error(stats["acc"][svm], _order([grid[i] for i in svm], 1e9))]
+        best = max(stats[score][i].mean() for i in svm)
+        return s if stats[score][s].mean() > best + 1e-12 else pick
+    return rule
+
+
 def rule_pooled_1se(score):
     """The simplest candidate whose per-point paired difference to the best mean one
     (pooled over the folds' test points) is at most its standard error."""
@@ -312,6 +323,8 @@ RULES = {
     "svm 1se acc, vs search pooled brier": rule_family("acc", "brier", "pooled"),
     "svm 1se acc, vs search pooled acc": rule_family("acc", "acc", "pooled"),
     "svm 1se brier, vs search best brier": rule_family("brier", "brier"),
+    "svm 1se acc, search if above every svm acc": rule_beats_all("acc"),
+    "svm 1se acc, search if above every svm brier": rule_beats_all("brier"),
 }
 
 
