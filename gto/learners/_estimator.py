@@ -190,7 +190,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         As scikit-learn's searches: ``params``, ``param_alpha`` (NaN for the SVM
         trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
-        ``rank_test_score``; None when nothing was selected (no "auto"
+        ``rank_test_score`` (held-out accuracy), ``mean_test_brier``,
+        ``std_test_brier`` (held-out Brier score of the leaves' Laplace-smoothed
+        class frequencies, as 1 - Brier: higher is better; ``selection="agree"``); None when nothing was selected (no "auto"
         parameter, or too few points per class).  A searched point's scores are
         NaN where successive halving did not run it (:meth:`_halving`: beside a
         linear-SVM tree perfect on every fold, or on the folds after it could no
@@ -481,7 +483,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees,
                              (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
                              bar)  # one short restart each
-        again = [i for i in searched if still_in(scores[:, i], len(folds), reach, False)]
+        again = [] if len(folds) < 2 or perfect else [  # nothing beats a perfect score
+            i for i in searched if still_in(scores[:, i], len(folds), reach, False)]
         budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
         scores[:, again] = np.nan
         if again:
