@@ -2,14 +2,13 @@
 which searches it runs, when a contender leaves the race, and the refit's start
 when the CV ran on a subsample."""
 import time
-from itertools import product
 
 import numpy as np
-import pytest
 
 import gto
 import problems
 from gto.learners import _estimator as E
+from gto.learners import _selection as S
 
 
 def _spy(monkeypatch):
@@ -24,43 +23,6 @@ def _spy(monkeypatch):
 
     monkeypatch.setattr(E, "optimize", spy)
     return calls
-
-
-def _completions(done, n_folds, target, one_se, values):
-    """Brute force: the best mean (minus its standard error) over every completion of
-    ``done`` by scores from ``values`` on the other folds."""
-    rest = np.array(list(product(values, repeat=n_folds - len(done))))
-    full = np.hstack([np.broadcast_to(done, (len(rest), len(done))), rest])
-    value = full.mean(axis=1)
-    if one_se:
-        value = value - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
-    return value.max()
-
-
-@pytest.mark.parametrize("one_se", [True, False])
-def test_can_win_agrees_with_brute_force_over_the_missing_folds(one_se):
-    rng = np.random.default_rng(0)
-    values = np.linspace(0, 1, 11)
-    for _ in range(60):
-        n_folds = int(rng.integers(2, 6))
-        done = rng.uniform(0.5, 1.0, size=int(rng.integers(0, n_folds)))
-        target = rng.uniform(0.6, 1.0)
-        best = _completions(done, n_folds, target, one_se, values)
-        if best > target + 1e-9:  # a completion on the grid wins: so must the scan
-            assert E._can_win(done, n_folds, target, one_se)
-        elif best < target - 0.05:  # far below (the grid step is 0.1): no completion wins
-            assert not E._can_win(done, n_folds, target, one_se)
-
-
-def test_race_drops_a_contender_after_the_first_fold_it_cannot_win_from():
-    row = np.array([0.70, 0.71, 0.69, 0.72, 0.70])
-    assert E._race(row.copy(), 0, 0.75, True)
-    out = row.copy()
-    assert not E._race(out, 5, 0.75, True)
-    first = next(k for k in range(1, 6) if not E._can_win(row[:k], 5, 0.75, True))
-    assert np.array_equal(out[:first], row[:first]) and np.isnan(out[first:]).all()
-    winning = np.array([0.9, 0.95, 0.92, 0.9, 0.93])
-    assert E._race(winning.copy(), 5, 0.75, True)
 
 
 def test_a_perfect_svm_tree_leaves_the_searches_unrun(monkeypatch):
@@ -120,7 +82,7 @@ def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
 
     X, y = problems.load("wdbc")
     X = MinMaxScaler().fit_transform(X)
-    clf = gto.GTOClassifier(random_state=0, max_iter=300).fit(X, y)
+    clf = gto.GTOClassifier(random_state=0, max_iter=300, selection="1se").fit(X, y)
     res = clf.cv_results_
     n_folds = 5
     scores = np.array([res[f"split{k}_test_score"] for k in range(n_folds)]).T
@@ -130,8 +92,8 @@ def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
     row = scores[~svm][0]
     run = int(np.sum(~np.isnan(row)))
     assert 1 <= run < n_folds and np.isnan(row[run:]).all()
-    assert not E._can_win(row[:run], n_folds, bar, False)
-    assert all(E._can_win(row[:k], n_folds, bar, False) for k in range(run))
+    assert not S.can_be_chosen(row[:run], n_folds, bar, False, strict=False)
+    assert all(S.can_be_chosen(row[:k], n_folds, bar, False, strict=False) for k in range(run))
     assert row[:run].mean() < bar  # and by hand: even all-perfect later folds fall short
     assert (row[:run].sum() + n_folds - run) / n_folds < bar
     complexity = [E._complexity(p, X.shape[1]) for p in np.array(res["params"])[svm]]

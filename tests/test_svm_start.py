@@ -198,7 +198,7 @@ def test_one_standard_error_rule_ranks_the_svm_trees_simplest(seed, noise):
     SVM trees (smaller C first) come before every searched tree, and these by
     larger alpha."""
     X, y = _data(seed, n=90, noise=noise)
-    clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
+    clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0, selection="1se").fit(X, y)
     res = clf.cv_results_
     scores = np.array([res[f"split{k}_test_score"] for k in range(3)]).T
     mean = scores.mean(axis=1)
@@ -241,7 +241,7 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_then_the_portfolio(
 
     monkeypatch.setattr(gto.learners._estimator, "optimize", spy)
     monkeypatch.setattr(OPTIMIZE_MODULE, "run_restart", run_spy)
-    monkeypatch.setattr(gto.learners._estimator, "one_standard_error", lambda *a: 0)
+    monkeypatch.setattr(gto.learners._estimator, "choose", lambda *a: 0)
     clf = gto.GTOClassifier(cv=3, max_iter=60, random_state=0).fit(X, y)
     assert clf.best_index_ == 0 and clf.cv_results_["params"][0]["svm_C"] is not None
     assert len(calls) >= 4 and len(calls[-1]["y"]) == len(y)  # the folds, then the refit

@@ -112,16 +112,17 @@ def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
 def _deeper_pays(deep, shallow, selection):
     """Whether the deeper tree pays (module docstring): ``deep`` (G, K) and ``shallow``
     (H, K) held-out accuracies of the grid points of either depth on the internal
-    folds.  "best": the best deeper mean above every shallower mean; "1se" (the
-    one-standard-error rule over all of them, the shallower points the simpler):
-    the best deeper mean minus its standard error over the folds above every
+    folds.  "best": the best deeper mean above every shallower mean; "1se" and
+    "agree" (the one-standard-error rule over all of them, the shallower points
+    the simpler: the depths are one nested path, as "agree" uses the rule within
+    one): the best deeper mean minus its standard error over the folds above every
     shallower mean (with one fold, the means alone)."""
     if not len(deep):
         return False
     mean = deep.mean(axis=1)
     best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
     gain = mean[best] - (shallow.mean(axis=1).max() if len(shallow) else -np.inf)
-    if selection != "1se" or deep.shape[1] < 2:
+    if selection == "best" or deep.shape[1] < 2:
         return gain > 1e-12
     se = deep[best].std(ddof=1) / np.sqrt(deep.shape[1])
     return gain > se + 1e-12

@@ -33,6 +33,17 @@ from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import DEEP_SHARE, choose_depth, may_compare
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
+from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
+    ACCURACY,
+    BRIER,
+    SELECTIONS,
+    choose,
+    contender_bars,
+    one_standard_error,
+    race,
+    still_in,
+    tree_brier,
+)
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
 ALPHA_GRID = (0.0, 0.3, 1.0, 3.0)
@@ -42,7 +53,6 @@ MAX_FEATURES_GRID = (1, 2, None)
 SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
 SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, readable decisions
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
-SELECTIONS = ("best", "1se")
 #: with ``time_limit``, the share of it the internal cross-validation may use (the
 #: searched fold fits split it; the refit gets what is left)
 CV_SHARE = 0.75
@@ -100,14 +110,22 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         The internal cross-validation.  An int is a shuffled stratified K-fold
         seeded by ``random_state`` (fewer folds when a class has fewer members;
         with fewer than 2 per class the first grid point is used unscored).
-    selection : "1se" or "best", default "1se"
-        How the internal CV picks: "best", the best mean held-out accuracy
-        (ties: the first grid point), or "1se", the one-standard-error rule
-        (Breiman et al., CART §3.4.3; :func:`one_standard_error`): the
-        simplest grid point whose mean is within one standard error (over the
-        folds) of the best, simplest meaning a 1-norm SVM tree (smaller ``C``,
-        so fewer features, first), then fewer features per decision, then a
-        larger ``alpha``.
+    selection : "agree", "1se" or "best", default "agree"
+        How the internal CV picks (:mod:`gto.learners._selection`): "best", the
+        best mean held-out accuracy (ties: the first grid point); "1se", the
+        one-standard-error rule (Breiman et al., CART §3.4.3;
+        :func:`~gto.learners._selection.one_standard_error`): the simplest grid
+        point whose mean is within one standard error (over the folds) of the
+        best, simplest meaning a 1-norm SVM tree (smaller ``C``, so fewer
+        features, first), then fewer features per decision, then a larger
+        ``alpha``; "agree", the one-standard-error rule within the linear-SVM
+        trees (one regularisation path), replaced by the searched grid points'
+        own one-standard-error pick only when that one's mean held-out accuracy
+        and mean held-out Brier score (of the leaves' Laplace-smoothed training
+        class frequencies) are both above every SVM tree's (the two kinds of tree
+        have the same shape, so neither is simpler; the search, the noisier fit,
+        must win on both scores).  Without SVM trees in the grid "agree" is
+        "1se".  (Measurements: docs/speed.md.)
     svm : bool, default True
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
         the 1-norm SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
@@ -173,7 +191,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         As scikit-learn's searches: ``params``, ``param_alpha`` (NaN for the SVM
         trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
-        ``rank_test_score``; None when nothing was selected (no "auto"
+        ``rank_test_score`` (held-out accuracy), ``mean_test_brier``,
+        ``std_test_brier`` (held-out Brier score of the leaves' Laplace-smoothed
+        class frequencies, as 1 - Brier: higher is better; ``selection="agree"``); None when nothing was selected (no "auto"
         parameter, or too few points per class).  A searched point's scores are
         NaN where successive halving did not run it (:meth:`_halving`: beside a
         linear-SVM tree perfect on every fold, or on the folds after it could no
@@ -233,7 +253,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, structure=None, depth=2, objective="product", method="tabu", p=1,
                  max_iter=3000, time_limit=None, restarts=3, n_jobs=1, random_state=None,
-                 init="auto", alpha="auto", max_features=None, cv=5, selection="1se",
+                 init="auto", alpha="auto", max_features=None, cv=5, selection="agree",
                  svm=True, verbose=0, categorical_features=None, one_group=False, leaves="keep"):
         self.structure = structure
         self.depth = depth
@@ -423,63 +443,60 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             else:
                 scores, trees = self._scores(tree, Xs, y, w, grid, folds, time_limit, None)
         results = _cv_results(grid, scores)
-        best = int(np.argmin(results["rank_test_score"]))
-        if self.selection == "1se" and scores.shape[1] > 1:  # the folds scored (time limit)
-            best = one_standard_error(scores, [_complexity(g, Xs.shape[1]) for g in grid])
+        # the rule (gto.learners._selection) on the folds scored (fewer under a time limit)
+        best = choose(self.selection, scores, grid, [_complexity(g, Xs.shape[1]) for g in grid])
         warm = None
         if len(Xs) < len(X) and grid[best]["alpha"] is not None:
             warm = [t for t in trees[best] if t is not None]
         return best, results, warm
 
     def _halving(self, tree, X, y, w, grid, folds, time_limit):
-        """``(scores, trees)``, (len(grid), K) held-out accuracies and fold trees, by
-        successive halving.
+        """``(scores, trees)``, (2, len(grid), K) held-out accuracies and Brier scores
+        and (len(grid), K) fold trees, by successive halving.
 
-        The linear-SVM trees first (no search).  With "1se", when one of them is
+        The linear-SVM trees first (no search).  Unless "best", when one of them is
         perfect on every fold nothing can be chosen before it and the searches
         are not run (NaN).  Else every searched grid point runs one restart of
-        ``cv_iter(max_iter)`` moves per fold; one whose mean is then within one
-        standard error of the best SVM tree's or above (:func:`_contenders`) is
-        scored again with ``contender_iter(max_iter)`` moves and up to
-        ``CONTENDER_RESTARTS`` restarts, the first from its first-stage tree of
-        that fold, while it can still be chosen over the best SVM tree whatever
-        it scores on the folds left (:func:`_can_win`; the first stage's scores are replaced).  Both
-        stages run fold by fold (:meth:`_race_folds`); the first stops a searched
-        point once its mean cannot reach the contenders' bar any more.  A point
-        stopped keeps NaN on the folds it did not run."""
+        ``cv_iter(max_iter)`` moves per fold; one whose means then reach the
+        contenders' bars (:func:`gto.learners._selection.contender_bars`: the
+        rule's bars less a standard error) is scored again with
+        ``contender_iter(max_iter)`` moves and up to ``CONTENDER_RESTARTS``
+        restarts, the first from its first-stage tree of that fold, while it can
+        still be chosen over the SVM trees whatever it scores on the folds left
+        (:func:`gto.learners._selection.race`; the first stage's scores are
+        replaced).  Both stages run fold by fold (:meth:`_race_folds`); the first
+        stops a searched point once it cannot reach the contenders' bars any more.
+        A point stopped keeps NaN on the folds it did not run."""
         t0 = time.perf_counter()
         svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
         searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
-        scores = np.full((len(grid), len(folds)), np.nan)
+        scores = np.full((2, len(grid), len(folds)), np.nan)
         trees = np.full((len(grid), len(folds)), None, dtype=object)
-        one_se = self.selection == "1se" and len(folds) > 1
         with self._bar(len(grid) * len(folds)) as bar:  # verbose: the first stage's fits
             ran = self._svm_folds(tree, X, y, w, grid, svm, folds, scores, trees,
                                   None if time_limit is None else SVM_SHARE * time_limit, bar)
             if ran < len(folds):  # out of time: every candidate is scored on these folds
                 bar.update((len(grid)) * (len(folds) - ran))
-                folds, scores, trees = folds[:ran], scores[:, :ran], trees[:, :ran]
-                one_se = one_se and ran > 1
-            target = float(scores[svm].mean(axis=1).max())
-            if not searched or (one_se and target >= 1 - 1e-12):
+                folds, scores, trees = folds[:ran], scores[:, :, :ran], trees[:, :ran]
+            perfect = scores[ACCURACY, svm].mean(axis=1).max() >= 1 - 1e-12
+            if not searched or (self.selection != "best" and len(folds) > 1 and perfect):
                 bar.update(len(searched) * len(folds))
                 return scores, trees
-            svm_best = max(svm, key=lambda i: scores[i].mean())
-            spread = scores[svm_best].std(ddof=1) / np.sqrt(len(folds)) if len(folds) > 1 else 0.0
-            reach = target - spread  # the contenders' bar
+            reach = [(j, b, False) for j, b in contender_bars(self.selection, scores, svm)]
             self._race_folds(tree, X, y, w, grid, searched, folds, scores, trees,
                              (cv_iter(self.max_iter), 1), (reach, False), _left(time_limit, t0),
                              bar)  # one short restart each
-        again = _contenders(scores, grid)
+        again = [] if len(folds) < 2 or perfect else [  # nothing beats a perfect score
+            i for i in searched if still_in(scores[:, i], len(folds), reach, False)]
         budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
-        scores[again] = np.nan
+        scores[:, again] = np.nan
         if again:
+            bars = race(self.selection, scores, svm, alone=len(again) == 1)
             with self._bar(len(again) * len(folds), "contenders") as bar:
                 self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
-                                 (target, one_se and len(again) == 1), _left(time_limit, t0),
-                                 bar, warm=True)
+                                 (bars, True), _left(time_limit, t0), bar, warm=True)
         for i in again:  # the fold trees of the contender's own stage only
-            trees[i, np.isnan(scores[i])] = None
+            trees[i, np.isnan(scores[ACCURACY, i])] = None
         return scores, trees
 
     def _svm_folds(self, tree, X, y, w, grid, svm, folds, scores, trees, time_limit, bar):
@@ -493,19 +510,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         step = len(folds) if time_limit is None else capped_jobs(self.n_jobs, len(folds))
         for k in range(0, len(folds), step):
             at = np.ix_(svm, range(k, min(k + step, len(folds))))
-            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in svm],
-                                                 folds[k:k + step], None, None, bar=bar)
+            scores[(slice(None), *at)], trees[at] = self._scores(
+                tree, X, y, w, [grid[i] for i in svm], folds[k:k + step], None, None, bar=bar)
             spent = time.perf_counter() - t0
             done = at[1].size + k
             if time_limit is not None and done < len(folds) and spent * (1 + step / done) > time_limit:
                 return done
         return len(folds)
 
-    def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, race,
+    def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, bars,
                     time_limit, bar, warm=False):
         """Score the grid points ``rows`` fold by fold (``n_jobs`` folds at a time) into
-        ``scores`` and ``trees`` (in place), each while it can still reach ``race =
-        (target, one_se)`` (:func:`_race`: its later folds stay NaN); ``time_limit``:
+        ``scores`` (2, G, K) and ``trees`` (in place), each while it can still pass
+        ``bars = (bars, strict)`` (:func:`_race`: its later folds stay NaN); ``time_limit``:
         seconds for all of them; ``bar``: the progress bar (a fit not run counts as
         done); ``warm``: start each fold's search from the tree in ``trees``."""
         step = capped_jobs(self.n_jobs, len(folds))  # folds fitted at a time
@@ -516,10 +533,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             at = np.ix_(alive, range(k, min(k + step, len(folds))))
             # the time limit split evenly over the folds, as one call would
             limit = None if time_limit is None else time_limit * at[1].size / len(folds)
-            scores[at], trees[at] = self._scores(tree, X, y, w, [grid[i] for i in alive],
-                                                 folds[k:k + step], limit, budget,
-                                                 trees[at] if warm else None, bar)
-            out = [i for i in alive if not _race(scores[i], k + at[1].size, *race)]
+            scores[(slice(None), *at)], trees[at] = self._scores(
+                tree, X, y, w, [grid[i] for i in alive], folds[k:k + step], limit, budget,
+                trees[at] if warm else None, bar)
+            out = [i for i in alive if not _race(scores[:, i], k + at[1].size, *bars)]
             bar.update(len(out) * (len(folds) - k - at[1].size))
             alive = [i for i in alive if i not in out]
 
@@ -544,8 +561,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return Progress(total=total, desc=desc, quiet=not self.verbose, force=True)
 
     def _scores(self, tree, X, y, w, grid, folds, time_limit, budget, warm=None, bar=None):
-        """``(scores, trees)``: (len(grid), len(folds)) held-out accuracies and the
-        fitted trees; ``budget``: ``(max_iter, restarts)`` of the searches (None: the
+        """``(scores, trees)``: (2, len(grid), len(folds)) held-out accuracies and Brier
+        scores (gto.learners._selection) and the (len(grid), len(folds)) fitted trees;
+        ``budget``: ``(max_iter, restarts)`` of the searches (None: the
         estimator's); ``warm``: (len(grid), len(folds)) trees to start from (None:
         the grid point's own starts); ``bar``: a progress bar to tick (None: one of
         its own)."""
@@ -562,9 +580,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             done = [ticks.update() or s  # verbose: a bar over the CV fits, as they end
                     for s in Parallel(n_jobs=workers, return_as="generator")(jobs)]
         trees = np.empty(len(done), dtype=object)
-        trees[:] = [t for _, t in done]
-        return (np.array([s for s, _ in done]).reshape(len(grid), len(folds)),
-                trees.reshape(len(grid), len(folds)))
+        trees[:] = [t for *_, t in done]
+        scores = np.array([s for *s, _ in done]).T.reshape(2, len(grid), len(folds))
+        return scores, trees.reshape(len(grid), len(folds))
 
     def fit(self, X, y, sample_weight=None):
         """Select ``alpha``/``max_features`` if "auto", then fit the tree to (X, y)."""
@@ -707,8 +725,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.decision_path(self._model_input(X))
 
 
-def _cv_results(grid, scores):
-    """``cv_results_`` (scikit-learn's layout) of ``scores`` (len(grid), K)."""
+def _cv_results(grid, both):
+    """``cv_results_`` (scikit-learn's layout) of ``both`` (2, len(grid), K): the
+    held-out accuracies (``*_test_score``) and Brier scores (``*_test_brier``, the
+    means and standard deviations only)."""
+    scores, brier = both[ACCURACY], both[BRIER]
     mean = scores.mean(axis=1)
     results = {"params": grid,
                "param_alpha": np.array([np.nan if g["alpha"] is None else g["alpha"]
@@ -722,54 +743,20 @@ def _cv_results(grid, scores):
     rank = np.empty(len(grid), dtype=np.int32)
     rank[order] = np.arange(1, len(grid) + 1)
     results.update(mean_test_score=mean, std_test_score=scores.std(axis=1),
-                   rank_test_score=rank)
+                   rank_test_score=rank, mean_test_brier=brier.mean(axis=1),
+                   std_test_brier=brier.std(axis=1))
     return results
 
 
-def _contenders(scores, grid):
-    """Searched grid points (``alpha`` set) whose mean score is at least the best
-    linear-SVM tree's minus that one's standard error over the folds, when that
-    one is below 1 (none without SVM trees or with one fold): the short search
-    may rank below the full one, and nothing beats a perfect score."""
-    svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
-    if not svm or scores.shape[1] < 2:
-        return []
-    mean = scores.mean(axis=1)
-    best = max(svm, key=lambda i: mean[i])
-    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
-    return [i for i, g in enumerate(grid) if g["alpha"] is not None
-            and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
-
-
-def _can_win(done, n_folds, target, one_se):
-    """Whether held-out accuracies ``done`` on the first of ``n_folds`` folds can
-    still end above ``target`` (the best linear-SVM tree's mean), whatever the
-    other folds score in [0, 1]: the mean, with ``one_se`` the mean minus its
-    standard error over the folds (the one-standard-error rule picks a searched
-    point over the SVM trees only then; without it, a tie goes to the searched
-    point, which comes first in the grid).  Mean minus standard error is
-    concave in the scores (the standard deviation is a norm of them) and
-    symmetric in the missing ones, so its maximum has them all equal: a scan
-    of that common value (step 1e-4, and the same slack)."""
-    done = np.asarray(done, dtype=float)
-    value = np.linspace(0.0, 1.0, 10_001)[:, None]
-    full = np.hstack([np.broadcast_to(done, (len(value), len(done))),
-                      np.repeat(value, n_folds - len(done), axis=1)])
-    bound = full.mean(axis=1)
-    if one_se:
-        bound = bound - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
-        return bool(bound.max() > target - 1e-4)
-    return bool(bound.max() >= target - 1e-4)
-
-
-def _race(row, n_run, target, one_se):
-    """Whether a contender with scores ``row`` on its first ``n_run`` folds is still
-    in the race (:func:`_can_win` after each of them, in fold order, so that the
-    scores do not depend on how many folds ran at a time); if not, its scores
-    after the fold where it dropped out become NaN (in place)."""
+def _race(row, n_run, bars, strict=True):
+    """Whether a searched point with scores ``row`` (2, K: accuracy and Brier score per
+    fold) on its first ``n_run`` folds is still in the race against ``bars``
+    (:func:`gto.learners._selection.still_in` after each of them, in fold order, so
+    that the scores do not depend on how many folds ran at a time); if not, its
+    scores after the fold where it dropped out become NaN (in place)."""
     for k in range(1, n_run + 1):
-        if not _can_win(row[:k], len(row), target, one_se):
-            row[k:] = np.nan
+        if not still_in(row, k, bars, strict):
+            row[:, k:] = np.nan
             return False
     return True
 
@@ -790,26 +777,6 @@ def _complexity(params, n_features):
         return (0, np.inf if depth is None else depth, params["svm_C"])
     budget = params["max_features"] or n_features
     return (min(budget, n_features), -params["alpha"])
-
-
-def one_standard_error(scores, complexity):
-    """The one-standard-error rule (Breiman et al., CART §3.4.3).
-
-    ``scores`` (G, K): held-out accuracy of G candidates on the same K folds;
-    ``complexity``: a sort key per candidate, simplest first.  Returns the
-    index of the simplest candidate (ties: the first) whose mean is below the
-    best mean by at most the best's standard error over the folds.  (The
-    standard error of the per-fold differences to the best, measured too,
-    always lets in a candidate that loses on one fold only: with one nonzero
-    difference the mean equals that error.  Held out it moved clean1 0.0 ->
-    0.6 %, cancer 3.1 -> 3.4, magic 17.4 -> 17.7 and phoneme 20.9 -> 20.6,
-    liver 33.9 -> 32.8; docs/DESIGN.md §6.)"""
-    scores = np.asarray(scores, dtype=float)
-    mean = scores.mean(axis=1)
-    best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
-    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
-    near = np.flatnonzero(mean >= mean[best] - se - 1e-12)
-    return int(min(near, key=lambda i: (complexity[i], i)))
 
 
 def _subsample(y, size, seed):
@@ -867,9 +834,9 @@ def _refuse_too_big(tree, X, y, w, folds):
 
 def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, budget=None,
                 warm=None):
-    """``(held-out accuracy (weighted by w), fitted tree)`` of one grid point on one
-    fold; ``budget``: ``(max_iter, restarts)`` of its searches (None: the
-    estimator's); ``warm``: a tree to start the search from (None: its own starts)."""
+    """``(held-out accuracy, held-out Brier score (gto.learners._selection.tree_brier),
+    fitted tree)`` of one grid point on one fold (both weighted by w); ``budget``:
+    ``(max_iter, restarts)`` of its searches (None: the estimator's); ``warm``: a tree to start the search from (None: its own starts)."""
     ww = None if w is None else w[train]
     max_iter, restarts = budget or (None, None)
     res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1, time_limit=time_limit,
@@ -878,5 +845,7 @@ def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, 
     stop_if_interrupted(res)  # Ctrl-C stops the internal cross-validation
     hit = res.tree.predict(X[test]) == y[test]
     weights = None if w is None or not np.any(w[test] > 0) else w[test]
-    return float(np.average(hit, weights=weights)), res.tree
+    brier = tree_brier(res.tree, X[train], y[train], ww, X[test], y[test],
+                       None if w is None else w[test], estimator.classes_)
+    return float(np.average(hit, weights=weights)), brier, res.tree
 
