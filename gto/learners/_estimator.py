@@ -30,7 +30,7 @@ from ..utils._progress import Progress
 from ..utils._validation import check_sample_weight, non_numeric
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
-from ._capacity import DEEP_SHARE, choose_depth, may_compare
+from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 
 INITS = ("auto", "greedy", "cart", "axis", "random")
@@ -143,8 +143,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     time_limit : seconds or None, for the whole fit: ``CV_SHARE`` of it for
         the internal cross-validation (shared by its searched fold fits), the
         rest for the refit.  When the fit one level shallower is compared
-        (``depth >= 3``, attribute ``depth_``), ``DEEP_SHARE`` of it goes to the
-        fit at ``depth`` and what is left to the shallower one.
+        (``depth >= 3``, attribute ``depth_``), that one is fitted first with
+        ``1 - DEEP_SHARE`` of it (gto.learners._capacity), the fit at ``depth``
+        gets what is left.
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -469,11 +470,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                              bar)  # one short restart each
         again = _contenders(scores, grid)
         budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
+        race = deeper_race(self, (target, one_se and len(again) == 1), scores, svm)  # depth >= 3
         scores[again] = np.nan
         if again:
             with self._bar(len(again) * len(folds), "contenders") as bar:
                 self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
-                                 (target, one_se and len(again) == 1), _left(time_limit, t0),
+                                 race, _left(time_limit, t0),
                                  bar, warm=True)
         for i in again:  # the fold trees of the contender's own stage only
             trees[i, np.isnan(scores[i])] = None
@@ -595,14 +597,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                      "max_features": None if isinstance(self.max_features, str)
                      else self.max_features, "svm_C": None}]
         t0 = time.perf_counter()
-        limit = self.time_limit
-        if limit is not None and may_compare(self):  # the shallower fit gets the rest
-            limit *= DEEP_SHARE
+        limit = self.time_limit  # depth >= 3: the fit one level shallower first, then the rest
+        if len(grid) > 1 and fit_shallower(self, X, y, sample_weight, limit) is not None:
+            limit = _left(limit, t0)
         with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
             self.best_index_, self.cv_results_, warm = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
                 self.best_index_ = None
+            if shallower_stands(self):  # depth >= 3: no refit of a deeper tree that does not pay
+                return self
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
             self.svm_C_ = params["svm_C"]
@@ -618,8 +622,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        # depth >= 3: the deeper tree if it pays
-        return choose_depth(self, X, y, sample_weight, _left(self.time_limit, t0))
+        return choose_depth(self)  # depth_, depth_scores_
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
@@ -738,10 +741,10 @@ def _contenders(scores, grid):
             and mean[best] < 1 - 1e-12 and mean[i] >= mean[best] - se - 1e-12]
 
 
-def _can_win(done, n_folds, target, one_se):
+def _can_win(done, n_folds, target, one_se, cap=1.0):
     """Whether held-out accuracies ``done`` on the first of ``n_folds`` folds can
     still end above ``target`` (the best linear-SVM tree's mean), whatever the
-    other folds score in [0, 1]: the mean, with ``one_se`` the mean minus its
+    other folds score in [0, ``cap``]: the mean, with ``one_se`` the mean minus its
     standard error over the folds (the one-standard-error rule picks a searched
     point over the SVM trees only then; without it, a tie goes to the searched
     point, which comes first in the grid).  Mean minus standard error is
@@ -749,7 +752,7 @@ def _can_win(done, n_folds, target, one_se):
     symmetric in the missing ones, so its maximum has them all equal: a scan
     of that common value (step 1e-4, and the same slack)."""
     done = np.asarray(done, dtype=float)
-    value = np.linspace(0.0, 1.0, 10_001)[:, None]
+    value = np.linspace(0.0, cap, 10_001)[:, None]
     full = np.hstack([np.broadcast_to(done, (len(value), len(done))),
                       np.repeat(value, n_folds - len(done), axis=1)])
     bound = full.mean(axis=1)
@@ -759,13 +762,18 @@ def _can_win(done, n_folds, target, one_se):
     return bool(bound.max() >= target - 1e-4)
 
 
-def _race(row, n_run, target, one_se):
+def _race(row, n_run, target, one_se, bar=None):
     """Whether a contender with scores ``row`` on its first ``n_run`` folds is still
     in the race (:func:`_can_win` after each of them, in fold order, so that the
     scores do not depend on how many folds ran at a time); if not, its scores
-    after the fold where it dropped out become NaN (in place)."""
+    after the fold where it dropped out become NaN (in place).  ``bar = (level,
+    one_se, cap)``: it must also still reach ``level`` with the folds left
+    scoring at most ``cap`` or its own best (a deeper fit's race against the
+    shallower depth, :func:`gto.learners._capacity.deeper_race`)."""
     for k in range(1, n_run + 1):
-        if not _can_win(row[:k], len(row), target, one_se):
+        if not _can_win(row[:k], len(row), target, one_se) or (
+                bar is not None and not _can_win(row[:k], len(row), *bar[:2],
+                                                 max(bar[2], row[:k].max()))):
             row[k:] = np.nan
             return False
     return True
