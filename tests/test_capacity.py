@@ -1,6 +1,7 @@
 """Capacity control across depths (gto.learners._capacity) against the estimator's own rule."""
 import numpy as np
 import pytest
+from test_estimator_halving import _completions  # brute force over the folds left
 
 import gto
 from gto.learners import _capacity as C
@@ -88,19 +89,6 @@ def test_time_limit_is_for_the_whole_fit():
     assert model.time_limit == limit
 
 
-def _best_completion(done, n_folds, one_se, values):
-    """Brute force: the best mean (minus its standard error) over every completion of
-    ``done`` by scores from ``values`` on the other folds."""
-    from itertools import product
-
-    rest = np.array(list(product(values, repeat=n_folds - len(done))))
-    full = np.hstack([np.broadcast_to(done, (len(rest), len(done))), rest])
-    value = full.mean(axis=1)
-    if one_se:
-        value = value - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
-    return value.max()
-
-
 @pytest.mark.parametrize("one_se", [True, False])
 def test_a_capped_race_agrees_with_brute_force_over_completions_below_the_cap(one_se):
     rng = np.random.default_rng(4)
@@ -110,8 +98,8 @@ def test_a_capped_race_agrees_with_brute_force_over_completions_below_the_cap(on
         cap = rng.uniform(0.7, 0.95)
         level = rng.uniform(0.6, 0.9)
         # after each fold: the folds left score at most the cap (or its own best so far)
-        best = [_best_completion(done[:k], n_folds, one_se,
-                                 np.linspace(0, max(cap, done[:k].max()), 11))
+        best = [_completions(done[:k], n_folds, level, one_se,
+                             np.linspace(0, max(cap, done[:k].max()), 11))
                 for k in range(1, len(done) + 1)]
         row = np.concatenate([done, np.full(n_folds - len(done), np.nan)])
         # an easy own target, so that only the bar can stop the contender
