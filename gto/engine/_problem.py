@@ -160,6 +160,15 @@ def search_bytes(tree, y, m, coordinate_rows=False):
     return 8 * (3 * R * m + (D + 3) * m * m + D * N * (m + 2 * L + 6))
 
 
+def check_search_fits(tree, data, coordinate_rows=False):
+    """ValueError when the search of ``tree`` on :class:`PreparedData` ``data`` cannot
+    fit in memory (:func:`search_bytes`; gto.utils._memory.check_fits)."""
+    check_fits(search_bytes(tree, data.y, data.m, coordinate_rows),
+               f"the search of a tree with {tree.n_decisions} decisions on "
+               f"{data.N} points and {data.n} features",
+               "use a smaller tree (depth), fewer features or fewer points")
+
+
 class TreeProblem:
     """Validated, merged and scaled data for one tree structure.
 
@@ -172,10 +181,7 @@ class TreeProblem:
     def __init__(self, tree, X, y, sample_weight=None, p=1, coordinate_rows=False, alpha=0.0,
                  max_features=None):
         self.data = PreparedData(tree, X, y, sample_weight, coordinate_rows)
-        check_fits(search_bytes(tree, self.data.y, self.data.m, coordinate_rows),
-                   f"the search of a tree with {tree.n_decisions} decisions on "
-                   f"{self.data.N} points and {self.data.n} features",
-                   "use a smaller tree (depth), fewer features or fewer points")
+        check_search_fits(tree, self.data, coordinate_rows)
         self.layout = Layout(tree, self.data.y)
         self.blocks = TripleRows(tree, self.data, coordinate_rows, alpha, max_features)
         self.p = p

@@ -36,6 +36,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
+from ..engine._problem import PreparedData, check_search_fits
+from ..model.tree import Tree
+
 #: below this depth the estimator's grid alone decides (depth 2: the paper's tree)
 MIN_COMPARED_DEPTH = 3
 #: fitted attributes taken over from the shallower estimator when it wins
@@ -97,6 +100,9 @@ def fit_shallower(estimator, X, y, sample_weight=None, time_limit=None):
     estimator.shallower_ = None
     if not may_compare(estimator):
         return None
+    # a deeper search that cannot fit in memory is refused before the shallower fits
+    tree = Tree.complete(estimator.depth, estimator.classes_, X.shape[1])
+    check_search_fits(tree, PreparedData(tree, X, y, sample_weight))
     shallow = clone(estimator).set_params(depth=estimator.depth - 1, verbose=0)
     if time_limit is not None:
         shallow.set_params(time_limit=(1 - DEEP_SHARE) * time_limit)
