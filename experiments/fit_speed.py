@@ -186,10 +186,15 @@ def splits(names, synthetic, folds, cap):
 
 
 def warm_up(depth, params):
-    """One small fit of each kind, so numba's compilation is not timed."""
+    """One small fit of each kind, so numba's compilation is not timed; at depth >= 3
+    also a search long enough to reach the region start's round (its compiled fits
+    are not reached by the short fit's 200 moves)."""
     X, y = problems.load("liver")
     X = MinMaxScaler().fit_transform(X)
     gto.GTOClassifier(depth=depth, random_state=0, **{**params, "max_iter": 200}).fit(X, y)
+    if depth >= 3:
+        gto.optimize(gto.Tree.complete(depth, np.unique(y), X.shape[1]), X, y, max_iter=1500,
+                     random_state=0)
 
 
 # -- report --------------------------------------------------------------------

@@ -1,8 +1,12 @@
 """Capacity control across depths (gto.learners._capacity) against the estimator's own rule."""
 import numpy as np
 import pytest
+from test_selection import _best_completion  # brute force over the folds left
 
 import gto
+from gto.learners import _capacity as C
+from gto.learners import _estimator as E
+from gto.learners import _selection as S
 from gto.learners._capacity import _deeper_pays, choose_depth, grid_scores
 from gto.learners._estimator import one_standard_error
 
@@ -61,7 +65,7 @@ def test_no_comparison_for_a_given_structure_or_depth_two():
     fixed = gto.GTOClassifier(structure=(((0, 1), (0, 1)), ((0, 1), (0, 1))), max_iter=40,
                               random_state=0, cv=3).fit(X, y)
     assert fixed.depth_ == 3 and fixed.shallower_ is None and set(fixed.depth_scores_) == {3}
-    assert choose_depth(fixed, X, y) is fixed and fixed.tree_.n_decisions == 7
+    assert choose_depth(fixed) is fixed and fixed.tree_.n_decisions == 7
 
 
 def test_no_comparison_without_an_internal_cross_validation():
@@ -84,3 +88,78 @@ def test_time_limit_is_for_the_whole_fit():
     # the shallower fit gets what the deeper one left of the limit, not a limit of its own
     assert shallow is not None and 0 < shallow.time_limit < limit
     assert model.time_limit == limit
+
+
+@pytest.mark.parametrize("one_se", [True, False])
+def test_a_capped_race_agrees_with_brute_force_over_completions_below_the_cap(one_se):
+    rng = np.random.default_rng(4)
+    for _ in range(80):
+        n_folds = int(rng.integers(2, 6))
+        done = rng.uniform(0.5, 0.9, size=int(rng.integers(1, n_folds)))
+        cap = rng.uniform(0.7, 0.95)
+        level = rng.uniform(0.6, 0.9)
+        # after each fold: the folds left score at most the cap (or its own best so far)
+        best = [_best_completion(done[:k], n_folds, one_se,
+                                 np.linspace(0, max(cap, done[:k].max()), 11))
+                for k in range(1, len(done) + 1)]
+        row = np.full((2, n_folds), np.nan)
+        row[S.ACCURACY, :len(done)] = done
+        alive = all(S.still_in(row, k, [(S.ACCURACY, level, one_se, cap)])
+                    for k in range(1, len(done) + 1))
+        if min(best) > level + 1e-9:
+            assert alive
+        elif min(best) < level - 0.02:  # the grid's step is 0.1 at most
+            assert not alive
+
+
+class _Fitted:
+    """A stand-in for a fitted estimator: the attributes the depth comparison reads."""
+
+    def __init__(self, scores, selection="1se", shallower=None, depth=3):
+        scores = np.asarray(scores, dtype=float)
+        self.cv_results_ = {f"split{k}_test_score": scores[:, k] for k in range(scores.shape[1])}
+        self.best_index_, self.selection, self.shallower_ = 0, selection, shallower
+        self.structure, self.init, self.depth, self.classes_ = None, "auto", depth, np.array([0, 1])
+
+
+def test_the_deeper_race_adds_the_best_shallower_mean_unless_an_svm_tree_pays():
+    shallow = _Fitted([[0.70, 0.72, 0.68, 0.70], [0.74, 0.70, 0.71, 0.73], [0.5, np.nan, 0.6, 0.6]],
+                      depth=2)  # best complete mean: 0.72 (the stopped row left out)
+    # grid rows: the searched contender (first stage), then two linear-SVM trees
+    deep = np.array([[0.80, 0.76, 0.75, 0.79], [0.71, 0.73, 0.70, 0.72], [0.69, 0.70, 0.70, 0.70]])
+    model = _Fitted(deep, shallower=shallow)
+    model.cv_results_ = None  # the deeper grid is being scored
+    scores = np.stack([deep, np.zeros_like(deep)])  # (accuracy, Brier) per grid row and fold
+    # literal: bar 0.72 with the one-standard-error rule over 4 folds, cap the best fold
+    # score of either grid
+    assert C.deeper_race(model, scores, [1, 2]) == [(S.ACCURACY, 0.72, True, 0.80)]
+    model.selection = "best"
+    assert C.deeper_race(model, scores, [1, 2]) == [(S.ACCURACY, 0.72, False, 0.80)]
+    paying = scores.copy()
+    paying[S.ACCURACY, 1] = [0.80, 0.81, 0.80, 0.79]  # mean 0.80 minus its se is above 0.72
+    assert C.deeper_race(_Fitted(deep, shallower=shallow), paying, [1, 2]) == []
+    assert C.deeper_race(_Fitted(deep, shallower=None), scores, [1, 2]) == []
+
+
+def test_a_deeper_tree_that_does_not_pay_is_not_refitted(monkeypatch):
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(120, 3))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)  # one hyperplane: depth 3 cannot pay held out
+    refits = []
+    real = E.GTOClassifier._fit_tree
+
+    def spy(self, tree, Xf, *args, **kwargs):
+        if len(Xf) == len(X):  # a fit on all the data (the internal CV's see a fold)
+            refits.append(tree.n_decisions)
+        return real(self, tree, Xf, *args, **kwargs)
+
+    monkeypatch.setattr(E.GTOClassifier, "_fit_tree", spy)
+    model = gto.GTOClassifier(depth=3, max_iter=100, random_state=0, cv=3).fit(X, y)
+    assert model.depth_ == 2 and model.tree_ is model.shallower_.tree_
+    assert refits == [3]  # the depth-2 refit only
+    monkeypatch.setattr(C, "shallower_stands", lambda estimator: False)
+    monkeypatch.setattr(E, "shallower_stands", lambda estimator: False)
+    refits.clear()
+    again = gto.GTOClassifier(depth=3, max_iter=100, random_state=0, cv=3).fit(X, y)
+    assert refits == [3, 7]  # without the shortcut both are refitted ...
+    assert again.tree_.n_decisions == 7  # ... and the depth-3 tree is kept unchecked

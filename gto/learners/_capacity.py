@@ -23,11 +23,21 @@ is then the deeper estimator's own choice, or the shallower estimator as it
 stands (the depth-(k - 1) default, not refitted at another grid point).
 Applied downwards, depth k - 1 against k - 2 and so on to depth 2, where the
 estimator's own grid decides.
+
+Order (docs/depth3.md, "Fit time"): the shallower estimator is fitted first, so
+its best mean is a bar the deeper fit's costly searches race against (the
+deeper grid's searched contender leaves the internal CV's race once it cannot
+pay against that bar, the folds left scoring at most the best fold score seen;
+:func:`deeper_race`), and the deeper tree is refitted on all the data only
+when it pays (:func:`shallower_stands`).
 """
 from __future__ import annotations
 
 import numpy as np
 from sklearn.base import clone
+
+from ..engine._problem import PreparedData, check_search_fits
+from ..model.tree import Tree
 
 #: below this depth the estimator's grid alone decides (depth 2: the paper's tree)
 MIN_COMPARED_DEPTH = 3
@@ -36,7 +46,8 @@ FITTED = ("tree_", "result_", "alpha_", "max_features_", "svm_C_", "best_index_"
           "cv_results_", "encoding_", "n_iter_", "leaf_proba_", "n_node_samples_",
           "feature_importances_")
 #: with ``time_limit`` (seconds for the whole fit), the share of it the depth-k fit
-#: may use when the fit one level shallower may be compared; that one gets the rest
+#: may use when the fit one level shallower may be compared; that one is fitted first
+#: with the rest
 DEEP_SHARE = 0.6
 
 
@@ -79,34 +90,97 @@ def grid_scores(estimator):
     return scores[~np.isnan(scores).any(axis=1)]
 
 
-def choose_depth(estimator, X, y, sample_weight=None, time_limit=None):
-    """Compare the fitted ``estimator`` (depth k) with the same estimator fitted at
-    depth k - 1 on the same data; keep the deeper tree only if the internal CV
-    says it pays (module docstring).  ``time_limit``: seconds for the shallower
-    fit (None: the estimator's own ``time_limit``).  Sets ``depth_scores_`` ({depth: per-fold
-    held-out accuracy of that depth's chosen grid point}), ``depth_`` (the
-    depth of the tree kept) and ``shallower_`` (the fitted estimator of depth
-    k - 1, or None when no comparison ran); returns the estimator."""
-    deep = fold_scores(estimator)
-    estimator.depth_, estimator.shallower_ = estimator.tree_.get_depth(), None
-    estimator.depth_scores_ = {estimator.depth_: deep}
-    if not applies(estimator):
-        return estimator
+def fit_shallower(estimator, X, y, sample_weight=None, time_limit=None):
+    """The estimator one level shallower, fitted on the same data before the deeper
+    fit (when :func:`may_compare`): its grid's scores are the bar the deeper fit's
+    searches race against (:func:`deeper_race`), and the deeper tree is refitted
+    only if it pays (:func:`shallower_stands`).  ``time_limit``: seconds of the
+    whole fit, ``1 - DEEP_SHARE`` of them for this one (None: no limit).  Sets and
+    returns ``shallower_`` (None when no comparison can run)."""
+    estimator.shallower_ = None
+    if not may_compare(estimator):
+        return None
+    # a deeper search that cannot fit in memory is refused before the shallower fits
+    tree = Tree.complete(estimator.depth, estimator.classes_, X.shape[1])
+    check_search_fits(tree, PreparedData(tree, X, y, sample_weight))
     shallow = clone(estimator).set_params(depth=estimator.depth - 1, verbose=0)
     if time_limit is not None:
-        shallow.set_params(time_limit=time_limit)
-    shallow.fit(X, y, sample_weight=sample_weight)
-    estimator.shallower_ = shallow
-    if getattr(shallow, "cv_results_", None) is None:
-        return estimator
-    scores = getattr(shallow, "depth_scores_", {})
-    own = fold_scores(shallow)
-    estimator.depth_scores_ = {**scores, estimator.depth - 1: own, estimator.depth: deep}
-    if not _deeper_pays(grid_scores(estimator), grid_scores(shallow), estimator.selection):
-        for name in FITTED:
-            setattr(estimator, name, getattr(shallow, name, None))
-        estimator.depth_ = shallow.depth_
+        shallow.set_params(time_limit=(1 - DEEP_SHARE) * time_limit)
+    estimator.shallower_ = shallow.fit(X, y, sample_weight=sample_weight)
+    return estimator.shallower_
+
+
+def _compared(estimator, scored=True):
+    """The fitted shallower estimator when the comparison runs (:func:`applies`, or
+    while the deeper grid is being scored (not ``scored``) :func:`may_compare`, and
+    a shallower grid that was scored), else None."""
+    shallow = getattr(estimator, "shallower_", None)
+    runs = applies(estimator) if scored else may_compare(estimator)
+    if not runs or shallow is None or getattr(shallow, "cv_results_", None) is None:
+        return None
+    return shallow
+
+
+def deeper_race(estimator, scores, svm):
+    """The shallower depth's bar in the deeper fit's contender race: ``[]``, or
+    ``[(ACCURACY, bar, one_se, cap)]`` (a bar of :func:`gto.learners._selection.still_in`)
+    when the comparison runs and no linear-SVM tree (rows ``svm`` of ``scores``, (2,
+    G, K): the deeper grid's held-out accuracies and Brier scores so far) pays
+    against it: the deeper tree is then kept only if the contender does
+    (:func:`_deeper_pays`), so the contender leaves the race once its mean (minus
+    its standard error, but with "best") can no longer exceed the best shallower
+    mean, whatever it scores on the folds left, each at most ``cap``, the best fold
+    score seen (of either depth's grid or its own; the race against the linear-SVM
+    trees allows up to 1)."""
+    from ._selection import ACCURACY
+
+    shallow = _compared(estimator, scored=False)
+    if shallow is None:
+        return []
+    accuracy = scores[ACCURACY]
+    deep = accuracy[svm]
+    deep = deep[~np.isnan(deep).any(axis=1)]
+    rows = grid_scores(shallow)
+    if not len(rows) or _deeper_pays(deep, rows, estimator.selection):
+        return []
+    one_se = estimator.selection != "best" and accuracy.shape[1] > 1
+    seen = np.concatenate([accuracy[~np.isnan(accuracy)], rows.ravel()])
+    return [(ACCURACY, float(rows.mean(axis=1).max()), one_se, float(seen.max()))]
+
+
+def shallower_stands(estimator):
+    """After the deeper fit's internal CV, before its refit: if the comparison runs
+    and the deeper tree does not pay (module docstring), take over the shallower
+    estimator's fitted attributes (``FITTED``, ``depth_``, ``depth_scores_``) and
+    return True (the deeper refit is then not needed); else False."""
+    shallow = _compared(estimator)
+    if shallow is None or _deeper_pays(grid_scores(estimator), grid_scores(shallow),
+                                       estimator.selection):
+        return False
+    estimator.depth_scores_ = _depth_scores(estimator, shallow)
+    for name in FITTED:
+        setattr(estimator, name, getattr(shallow, name, None))
+    estimator.depth_ = shallow.depth_
+    return True
+
+
+def choose_depth(estimator):
+    """After the refit of the deeper tree (it pays, or no comparison ran): set
+    ``depth_`` (the depth of the tree kept) and ``depth_scores_`` ({depth: per-fold
+    held-out accuracy of that depth's chosen grid point}, every depth compared);
+    returns the estimator."""
+    estimator.depth_ = estimator.tree_.get_depth()
+    if not applies(estimator):
+        estimator.shallower_ = None
+    shallow = _compared(estimator)
+    estimator.depth_scores_ = ({estimator.depth_: fold_scores(estimator)} if shallow is None
+                               else _depth_scores(estimator, shallow))
     return estimator
+
+
+def _depth_scores(estimator, shallow):
+    return {**getattr(shallow, "depth_scores_", {}), estimator.depth - 1: fold_scores(shallow),
+            estimator.depth: fold_scores(estimator)}
 
 
 def _deeper_pays(deep, shallow, selection):

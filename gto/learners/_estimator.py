@@ -31,7 +31,7 @@ from ..utils._progress import Progress
 from ..utils._validation import check_sample_weight, non_numeric
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
-from ._capacity import DEEP_SHARE, choose_depth, may_compare
+from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
@@ -162,8 +162,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     time_limit : seconds or None, for the whole fit: ``CV_SHARE`` of it for
         the internal cross-validation (shared by its searched fold fits), the
         rest for the refit.  When the fit one level shallower is compared
-        (``depth >= 3``, attribute ``depth_``), ``DEEP_SHARE`` of it goes to the
-        fit at ``depth`` and what is left to the shallower one.
+        (``depth >= 3``, attribute ``depth_``), that one is fitted first with
+        ``1 - DEEP_SHARE`` of it (gto.learners._capacity), the fit at ``depth``
+        gets what is left.
     n_jobs : int, joblib workers for the internal cross-validation fits (and
         the restarts of the final fit).
     categorical_features : None, "auto", "all", mask, indices or names
@@ -193,8 +194,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
         ``rank_test_score`` (held-out accuracy), ``mean_test_brier``,
         ``std_test_brier`` (held-out Brier score of the leaves' Laplace-smoothed
-        class frequencies, as 1 - Brier: higher is better; ``selection="agree"``); None when nothing was selected (no "auto"
-        parameter, or too few points per class).  A searched point's scores are
+        class frequencies, as 1 - Brier: higher is better; ``selection="agree"``);
+        None when nothing was selected (no "auto" parameter, or too few points per
+        class).  A searched point's scores are
         NaN where successive halving did not run it (:meth:`_halving`: beside a
         linear-SVM tree perfect on every fold, or on the folds after it could no
         longer be chosen); such a mean ranks last.
@@ -492,6 +494,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         scores[:, again] = np.nan
         if again:
             bars = race(self.selection, scores, svm, alone=len(again) == 1)
+            bars += deeper_race(self, scores, svm)  # depth >= 3: the shallower bar
             with self._bar(len(again) * len(folds), "contenders") as bar:
                 self._race_folds(tree, X, y, w, grid, again, folds, scores, trees, budget,
                                  (bars, True), _left(time_limit, t0), bar, warm=True)
@@ -616,14 +619,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                      "max_features": None if isinstance(self.max_features, str)
                      else self.max_features, "svm_C": None}]
         t0 = time.perf_counter()
-        limit = self.time_limit
-        if limit is not None and may_compare(self):  # the shallower fit gets the rest
-            limit *= DEEP_SHARE
+        limit = self.time_limit  # depth >= 3: the fit one level shallower first, then the rest
+        if len(grid) > 1 and fit_shallower(self, X, y, sample_weight, limit) is not None:
+            limit = _left(limit, t0)
         with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
             self.best_index_, self.cv_results_, warm = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
                 self.best_index_ = None
+            if shallower_stands(self):  # depth >= 3: no refit of a deeper tree that does not pay
+                return self
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
             self.svm_C_ = params["svm_C"]
@@ -639,8 +644,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
         stop_if_interrupted(self.result_)  # Ctrl-C: stop loops over fits, as scikit-learn does
-        # depth >= 3: the deeper tree if it pays
-        return choose_depth(self, X, y, sample_weight, _left(self.time_limit, t0))
+        return choose_depth(self)  # depth_, depth_scores_
 
     def apply(self, X):
         """Index of the leaf each sample reaches."""
@@ -836,7 +840,8 @@ def _fold_score(estimator, tree, X, y, w, params, train, test, time_limit=None, 
                 warm=None):
     """``(held-out accuracy, held-out Brier score (gto.learners._selection.tree_brier),
     fitted tree)`` of one grid point on one fold (both weighted by w); ``budget``:
-    ``(max_iter, restarts)`` of its searches (None: the estimator's); ``warm``: a tree to start the search from (None: its own starts)."""
+    ``(max_iter, restarts)`` of its searches (None: the estimator's); ``warm``: a tree
+    to start the search from (None: its own starts)."""
     ww = None if w is None else w[train]
     max_iter, restarts = budget or (None, None)
     res = estimator._fit_tree(tree, X[train], y[train], ww, params, 1, time_limit=time_limit,

@@ -24,8 +24,7 @@ from scipy.optimize import OptimizeResult
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..engine._objectives import OBJECTIVES, check_objective
-from ..engine._portfolio import HISTORY_DTYPE, round_starts, split_options, start_kinds  # noqa: F401
-from ..engine._portfolio import round_lengths
+from ..engine._portfolio import HISTORY_DTYPE, round_lengths, round_starts, split_options, start_kinds  # noqa: F401
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._region_start import needs_regions

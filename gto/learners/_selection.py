@@ -167,15 +167,22 @@ def contender_bars(selection, scores, svm):
 def still_in(row, n_run, bars_, strict=True):
     """Whether a searched point with scores ``row`` (2, K) on its first ``n_run`` folds
     can still pass every bar of ``bars_`` (``[(score index, bar, one_se)]``, as
-    :func:`race`; ``strict`` as :func:`can_be_chosen`)."""
-    return all(can_be_chosen(row[j, :n_run], row.shape[1], bar, one_se, strict)
-               for j, bar, one_se in bars_)
+    :func:`race`, or ``(score index, bar, one_se, cap)``: the folds left scoring at
+    most ``cap`` or the point's own best so far, the deeper fit's race against the
+    shallower depth, :func:`gto.learners._capacity.deeper_race`; ``strict`` as
+    :func:`can_be_chosen`)."""
+    def passes(j, bar, one_se, cap=1.0):
+        done = row[j, :n_run]
+        top = max(cap, float(done.max())) if len(done) else cap
+        return can_be_chosen(done, row.shape[1], bar, one_se, strict, min(top, 1.0))
+
+    return all(passes(*b) for b in bars_)
 
 
-def can_be_chosen(done, n_folds, bar, one_se, strict=True):
+def can_be_chosen(done, n_folds, bar, one_se, strict=True, cap=1.0):
     """Whether a candidate with scores ``done`` on its first folds of ``n_folds`` can
-    still end with a mean above ``bar`` whatever the other folds score (at most 1,
-    a perfect score), with ``one_se`` its mean minus its standard error over the
+    still end with a mean above ``bar`` whatever the other folds score (at most
+    ``cap``, by default 1, a perfect score), with ``one_se`` its mean minus its standard error over the
     folds (the one-standard-error rule picks a searched point over the linear-SVM
     trees only then); ``strict`` False: at or above (the first stage's bar, and
     "best", whose ties go to the searched point, first in the grid).  Mean minus
@@ -184,9 +191,9 @@ def can_be_chosen(done, n_folds, bar, one_se, strict=True):
     the same slack); the mean alone is largest with every missing fold at 1."""
     done = np.asarray(done, dtype=float)
     if not one_se:
-        best = (done.sum() + (n_folds - len(done))) / n_folds
+        best = (done.sum() + cap * (n_folds - len(done))) / n_folds
         return bool(best > bar - TOL) if strict else bool(best >= bar - SCAN)
-    value = np.linspace(0.0, 1.0, int(round(1 / SCAN)) + 1)[:, None]
+    value = np.linspace(0.0, cap, int(round(1 / SCAN)) + 1)[:, None]
     full = np.hstack([np.broadcast_to(done, (len(value), len(done))),
                       np.repeat(value, n_folds - len(done), axis=1)])
     bound = full.mean(axis=1) - full.std(axis=1, ddof=1) / np.sqrt(n_folds)
