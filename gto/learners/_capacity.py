@@ -38,6 +38,7 @@ from sklearn.base import clone
 
 from ..engine._problem import PreparedData, check_search_fits
 from ..model.tree import Tree
+from ._selection import ACCURACY, best_mean
 
 #: below this depth the estimator's grid alone decides (depth 2: the paper's tree)
 MIN_COMPARED_DEPTH = 3
@@ -132,8 +133,6 @@ def deeper_race(estimator, scores, svm):
     mean, whatever it scores on the folds left, each at most ``cap``, the best fold
     score seen (of either depth's grid or its own; the race against the linear-SVM
     trees allows up to 1)."""
-    from ._selection import ACCURACY
-
     shallow = _compared(estimator, scored=False)
     if shallow is None:
         return []
@@ -193,8 +192,7 @@ def _deeper_pays(deep, shallow, selection):
     shallower mean (with one fold, the means alone)."""
     if not len(deep):
         return False
-    mean = deep.mean(axis=1)
-    best = int(np.lexsort((np.arange(len(mean)), -np.round(mean, 12)))[0])
+    mean, best = deep.mean(axis=1), best_mean(deep)
     gain = mean[best] - (shallow.mean(axis=1).max() if len(shallow) else -np.inf)
     if selection == "best" or deep.shape[1] < 2:
         return gain > 1e-12
