@@ -43,7 +43,7 @@ def test_full_data_walk_stops_by_patience(monkeypatch, seed, patience):
     y = np.where(flip, 1 - y, y)
     start = gto.Tree.from_structure(FIG2, 4, W=np.eye(4)[:3], gamma=np.full(3, 0.5))
     short = _fit(X, y, start, patience)
-    monkeypatch.setattr(gopt, "_patient", lambda callback, patience, ended: callback)
+    monkeypatch.setattr(gopt, "_patience", lambda patience: lambda iteration, walker: None)
     full = _fit(X, y, start, patience)
     counts = full.restarts[0]["history"]["n_errors"]
     moves = patience * sum(round_lengths(SCHEDULE, len(y)))

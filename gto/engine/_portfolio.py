@@ -40,7 +40,6 @@ Other ``options`` keys go to :func:`tabu.search` (EPTS parameters) or to
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -55,6 +54,7 @@ from ._frank_wolfe import frank_wolfe
 from ._long_step import LongStepWalker
 from ._region_start import region_theta
 from ._starts import axis_aligned_tree, cart_tree, greedy_theta, kick_theta, random_start, refine_theta
+from ._stopping import StoppingRule
 from ._walker import walker_from_theta
 
 HISTORY_DTYPE = np.dtype(
@@ -246,26 +246,20 @@ def _tabu_round(walker, max_iter, deadline, rng, callback, search_options, offse
         def callback(iteration, walker, value):
             return user(done + iteration, walker, value)
 
-    raced, options = [], dict(search_options)
+    rule = None
     if race is not None:  # end the run early when its fewest errors lag too far
-        inner, (every, limit) = callback, race
-
-        def callback(iteration, walker, value):
-            if iteration % every == 0 and walker.best_count[0] > limit:
-                raced.append(iteration)
-                return True
-            return bool(inner(iteration, walker, value)) if inner is not None else False
-
-        # a compiled loop calls back at these iterations (and at the caller's, if any)
-        options["callback_every"] = math.gcd(every, options.get("callback_every", every))
+        every, limit = race
+        rule = StoppingRule(callback, every, lambda iteration, walker: (
+            f"raced out after {iteration} moves" if walker.best_count[0] > limit else None))
+        callback, search_options = rule, rule.options(search_options)
     res = tabu.search(walker, max_iter=max_iter, random_state=rng, time_limit=_remaining(deadline),
-                      callback=callback, **options)
+                      callback=callback, **search_options)
     h = res.history
     counts = np.asarray(walker.counts[: len(h)], dtype=float)
     modes = np.full(len(h), "polish") if polish else np.array(EPTS_MODES)[h["mode"]]
     history = _history(h["value"], counts, modes, offset)
-    if raced:  # a stopping rule of the schedule, not the caller's callback
-        res.status, res.message = Status.COMPLETED, f"raced out after {raced[0]} moves"
+    if rule is not None:  # a stopping rule of the schedule, not the caller's callback
+        rule.settle(res)
     return res, history, walker.best_count, walker.best_count_time
 
 

@@ -12,7 +12,6 @@ best penalised objective.
 from __future__ import annotations
 
 import logging
-import math
 import time
 import warnings
 from dataclasses import dataclass, fields
@@ -29,6 +28,7 @@ from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._region_start import needs_regions
 from ..engine._starts import axis_work, is_complete
+from ..engine._stopping import StoppingRule
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
 from ..utils._interrupt import StopRequest, limits, stop_on_sigint
@@ -549,7 +549,7 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     with a penalty or a feature budget, on ``objective``), without LP refits or kicks
     (each would cost a full-data LP or crossover), of ``max_iter`` moves with a time
     limit, else ``max(1000, max_iter // 5)``, ending early as a restart does
-    (:func:`_patient`): at a tree without errors, or after the restarts' ``patience``
+    (:func:`_patience`): at a tree without errors, or after the restarts' ``patience``
     rounds' worth of moves without fewer errors (not with a time limit)."""
     from sklearn.model_selection import train_test_split
 
@@ -578,16 +578,16 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
         patience = schedule["patience"] * sum(round_lengths(schedule, problem.data.N))
     fine_options = {**options, "refine": False, "kick": False, "round_iter": max(fine_iter, 1),
                     "polish": 0}
+    walk_callback = callback
     if patience is not None:
-        fine_options["callback_every"] = math.gcd(PATIENCE_EVERY,
-                                                  options.get("callback_every", PATIENCE_EVERY))
-    ended = []
+        walk_callback = StoppingRule(callback, PATIENCE_EVERY, _patience(patience))
+        fine_options = walk_callback.options(fine_options)
     fine = run_restart(problem, "tree", best, walk, method, fine_iter, deadline, seeds[-1],
-                       _patient(callback, patience, ended), fine_options, origin, None, track[4])
+                       walk_callback, fine_options, origin, None, track[4])
     if fine is None:  # stopped before the full-data search: keep the subsample's runs' count
         return runs
-    if ended and fine.status == Status.CALLBACK:  # a stopping rule, not the caller's callback
-        fine.status, fine.message = Status.COMPLETED, ended[0]
+    if patience is not None:  # a stopping rule, not the caller's callback
+        walk_callback.settle(fine)
     if walk != objective:  # the walk's values are lexicographic: score its tree on ours
         fine.Theta_fun = fine.Theta_count
         fine.fun = problem.value(objective, fine.Theta_count)
@@ -597,28 +597,23 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     return runs
 
 
-def _patient(callback, patience, ended):
-    """The full-data walk's callback (:func:`_coarse_to_fine`): stop at a tree without
-    errors, or once ``patience`` moves (None: never) passed without fewer errors, else
-    ask ``callback``.  Both are judged at multiples of ``PATIENCE_EVERY`` moves only,
-    which a compiled loop calls back at for sure, so where the walk ends does not
-    depend on how its chunks fell (reproducible); ``ended`` gets the reason."""
-    if patience is None:
-        return callback
+def _patience(patience):
+    """The full-data walk's stopping rule (:func:`_coarse_to_fine`), judged every
+    ``PATIENCE_EVERY`` moves (:class:`~gto.engine._stopping.StoppingRule`): stop at a
+    tree without errors, or once ``patience`` moves passed without fewer errors."""
     seen = {"count": np.inf, "at": 0}
 
-    def check(iteration, walker, value):
-        if iteration % PATIENCE_EVERY == 0:
-            count = walker.best_count[0]
-            if count < seen["count"]:
-                seen["count"], seen["at"] = count, iteration
-            if count <= 0 or iteration - seen["at"] >= patience:
-                ended.append("no errors left" if count <= 0 else
-                             f"no fewer errors in {iteration - seen['at']} moves")
-                return True
-        return bool(callback(iteration, walker, value)) if callback is not None else False
+    def judge(iteration, walker):
+        count = walker.best_count[0]
+        if count < seen["count"]:
+            seen["count"], seen["at"] = count, iteration
+        if count <= 0:
+            return "no errors left"
+        if iteration - seen["at"] >= patience:
+            return f"no fewer errors in {iteration - seen['at']} moves"
+        return None
 
-    return check
+    return judge
 
 
 def _chain(callback, tick):
