@@ -494,28 +494,29 @@ def simple_product_terms(d, ELt, ERt, LE, weight, plan, P):
     """:func:`product_terms` where every point has at most one class leaf on each
     side of d (``plan``: decision d's :func:`leaf_plan`), branch-free and with
     the same arithmetic, so the same bits: PL = (base_l + el) or 1, PR likewise,
-    C the weight times the leaves not below d in order."""
+    C the weight times the leaves not below d in order.  Only rows 0, 1, L1, L1 + 1
+    and C are written: the degrees are at most 1 and no reader goes past them."""
     L1 = (P.shape[0] - 4) // 2
-    c_row = 2 * L1
-    P[:c_row, :] = 0.0
+    pl0, pl1, pr0, pr1, pc = P[0], P[1], P[L1], P[L1 + 1], P[2 * L1]
+    eld, erd = ELt[d], ERt[d]
     deg_l = 0
     deg_r = 0
     for i in range(P.shape[1]):
         kl = plan[i, 0]
         kr = plan[i, 1]
-        bl = LE[i, max(kl, 0)] - ELt[d, i]
-        br = LE[i, max(kr, 0)] - ERt[d, i]
-        P[0, i] = bl if kl >= 0 else 1.0
-        P[1, i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
-        P[L1, i] = br if kr >= 0 else 1.0
-        P[L1 + 1, i] = 0.0 * br + 1.0 if kr >= 0 else 0.0
+        bl = LE[i, max(kl, 0)] - eld[i]
+        br = LE[i, max(kr, 0)] - erd[i]
+        pl0[i] = bl if kl >= 0 else 1.0
+        pl1[i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
+        pr0[i] = br if kr >= 0 else 1.0
+        pr1[i] = 0.0 * br + 1.0 if kr >= 0 else 0.0
         deg_l = max(deg_l, 1 if kl >= 0 else 0)
         deg_r = max(deg_r, 1 if kr >= 0 else 0)
         c = weight[i]
         for a in range(2, plan.shape[1]):
             k = plan[i, a]
             c *= LE[i, max(k, 0)] if k >= 0 else 1.0
-        P[c_row, i] = c
+        pc[i] = c
     return deg_l, deg_r
 
 
