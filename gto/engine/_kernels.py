@@ -230,6 +230,15 @@ def _pivot_rows(M, u, q):
         M[q, i] *= f
 
 
+@njit(cache=True, inline="always")
+def basic_of_sign(x, ybasic, zero_tol):
+    """Whether a row's y is basic at slack ``x``: y beyond ``zero_tol``, u below
+    ``-zero_tol``, as it was (``ybasic``) in between (degenerate).  ``|`` and ``&``
+    rather than ``or``/``and``: no branch, so the loops over the rows vectorise
+    (docs/speed.md, "The pivot's arithmetic (round 5)")."""
+    return (x > zero_tol) | (ybasic & (not x < -zero_tol))
+
+
 @njit(cache=True)
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
                  theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
@@ -282,10 +291,7 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
             r[t] -= x * rows_t[a, t]
     for t in range(T):
         rabs[t] = abs(r[t])
-        if r[t] > zero_tol:
-            ybasic[t] = True
-        elif r[t] < -zero_tol:
-            ybasic[t] = False
+        ybasic[t] = basic_of_sign(r[t], ybasic[t], zero_tol)
     for c in range(m):
         r[tight[c]] = 0.0
         rabs[tight[c]] = np.inf
