@@ -724,7 +724,9 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     below it, and the per-point ``wrong`` flags of :func:`misclassified`
     (only points that changed sides at d can change leaf), all
     incrementally.  Returns the sums of the objective (as :func:`table_sums`)
-    and the weighted misclassified count.
+    and the weighted misclassified count.  The values and decision errors go
+    first in passes of their own (no branch: LLVM vectorises them), the
+    flips, leaves and sums in a second pass.
     """
     m, N = X1t.shape
     K = LE.shape[1]
@@ -732,21 +734,25 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     for a in range(m):
         for i in range(N):
             znew[i] += theta[a] * X1t[a, i]
-    zd = Zt[d]
+    zd, eld, erd = Zt[d], ELt[d], ERt[d]
+    dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
+    for i in range(N):  # the values and decision errors: a branch-free pass that vectorises
+        z = znew[i]
+        flips[i] = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
+        zd[i] = z
+        el, er = _side_errors(z, p)
+        dls[i] = el - eld[i]
+        drs[i] = er - erd[i]
+        eld[i] = el
+        erd[i] = er
     s0 = 0.0
     s1 = 0.0
     count = 0.0
     for i in range(N):
-        z = znew[i]
-        flipped = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
-        zd[i] = z
-        if flipped:
+        if flips[i]:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
-        el, er = _side_errors(z, p)
-        dl = el - ELt[d, i]
-        dr = er - ERt[d, i]
-        ELt[d, i] = el
-        ERt[d, i] = er
+        dl = dls[i]
+        dr = drs[i]
         for k in range(K):
             if sides[k, d] < 0:
                 LE[i, k] += dl
