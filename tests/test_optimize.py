@@ -118,7 +118,7 @@ def test_time_limit_returns_the_best_so_far():
     cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     # numba compiles the search's kernels on first use (once per install, cached on disk;
     # not covered by time_limit): compile first, so the bound below is the limit's alone
-    gto.optimize(cart, X, y, max_iter=50, random_state=0)
+    gto.optimize(cart, X, y, max_iter=3000, random_state=0)
     res = gto.optimize(cart, X, y, max_iter=10**7, time_limit=0.5, random_state=0)
     assert res.status == 1 and "time limit" in res.message
     assert res.time < 5
