@@ -9,6 +9,15 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, inline="always")
+def frequency_term(F, e, leave, weight, it):
+    """The frequency part of a move's eq. 25 key, ``weight * (F[e] - F[leave] - it)``
+    (entering variable ``e``, leaving ``leave``); one expression, so a caller that
+    bounds keys by it (``gto.engine._tabu_loop._diversify``) sees the very bits
+    :func:`best_admissible` ranks by."""
+    return weight * (F[e] - F[leave] - it)
+
+
 @njit(cache=True)
 def best_admissible(E, L, V, F, weight, it, te, tl, last_left, last_entered, asp):
     """Indices of the moves minimising ``V + weight * (F[E] - F[L] - it)``
@@ -24,7 +33,7 @@ def best_admissible(E, L, V, F, weight, it, te, tl, last_left, last_entered, asp
     allowed = np.empty(n, dtype=np.bool_)
     best = np.inf
     for i in range(n):
-        key[i] = V[i] + weight * (F[E[i]] - F[L[i]] - it)
+        key[i] = V[i] + frequency_term(F, E[i], L[i], weight, it)
         tabu = last_left[E[i]] >= it - te or last_entered[L[i]] >= it - tl
         allowed[i] = not tabu or V[i] < asp
         if allowed[i] and key[i] < best:

@@ -34,7 +34,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from tabu._select import best_admissible
+from tabu._select import best_admissible, frequency_term
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
@@ -359,7 +359,7 @@ def _diversify(A, S, it, asp, rng):
     weight = S.fst[SF_RHO] / it
     K = np.empty(n)
     for i in range(n):
-        K[i] = weight * (S.F[S.E[i]] - S.F[S.L[i]] - it)
+        K[i] = frequency_term(S.F, S.E[i], S.L[i], weight, it)
     order = np.argsort(K)
     S.V[:n] = np.inf
     best = np.inf
