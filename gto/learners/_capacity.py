@@ -38,7 +38,7 @@ from sklearn.base import clone
 
 from ..engine._problem import PreparedData, check_search_fits
 from ..model.tree import Tree
-from ._selection import ACCURACY, best_mean
+from ._selection import ACCURACY, TOL, best_mean, standard_error
 
 #: below this depth the estimator's grid alone decides (depth 2: the paper's tree)
 MIN_COMPARED_DEPTH = 3
@@ -195,6 +195,5 @@ def _deeper_pays(deep, shallow, selection):
     mean, best = deep.mean(axis=1), best_mean(deep)
     gain = mean[best] - (shallow.mean(axis=1).max() if len(shallow) else -np.inf)
     if selection == "best" or deep.shape[1] < 2:
-        return gain > 1e-12
-    se = deep[best].std(ddof=1) / np.sqrt(deep.shape[1])
-    return gain > se + 1e-12
+        return gain > TOL
+    return gain > standard_error(deep[best]) + TOL

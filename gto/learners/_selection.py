@@ -59,6 +59,12 @@ def tree_brier(tree, X_train, y_train, w_train, X_test, y_test, w_test, classes)
     return laplace_brier(counts[leaf], np.searchsorted(classes, y_test), use)
 
 
+def standard_error(row):
+    """Standard error over the folds of the mean of per-fold scores ``row`` (0 with
+    one fold)."""
+    return float(row.std(ddof=1) / np.sqrt(len(row))) if len(row) > 1 else 0.0
+
+
 def best_mean(scores):
     """Row with the best mean (ties: the first; rows with a NaN last)."""
     mean = np.asarray(scores, dtype=float).mean(axis=1)
@@ -83,8 +89,7 @@ def one_standard_error(scores, complexity):
     best = best_mean(scores)
     if np.isnan(mean[best]) or scores.shape[1] < 2:
         return best
-    se = scores[best].std(ddof=1) / np.sqrt(scores.shape[1])
-    near = np.flatnonzero(mean >= mean[best] - se - TOL)
+    near = np.flatnonzero(mean >= mean[best] - standard_error(scores[best]) - TOL)
     return int(min(near, key=lambda i: (complexity[i], i)))
 
 
@@ -159,8 +164,7 @@ def contender_bars(selection, scores, svm):
     out = []
     for j, bar, _ in race(selection, scores, svm):
         row = scores[j, svm[int(np.argmax(_means(scores[j], svm)))]]
-        se = row.std(ddof=1) / np.sqrt(len(row)) if len(row) > 1 else 0.0
-        out.append((j, bar - se))
+        out.append((j, bar - standard_error(row)))
     return out
 
 
