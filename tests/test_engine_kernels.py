@@ -164,3 +164,53 @@ def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):
         shared = zero & (by_decision == d) & ~infinite
         assert len(np.unique(together[shared, 0])) <= 1  # every zero step of d: one value
     assert np.isnan(together[list(slots).index(j), 0]) or objective == "minimum"
+
+
+def _literal_vertex_update(X1t, theta, d, Zt, ELt, ERt, LE, sides, point_leaves, weight, p,
+                           product, child_kind, child_index, leaf_ok, wrong):
+    """vertex_update written as one loop over the points, in plain Python floats."""
+    s0 = s1 = count = 0.0
+    for i in range(X1t.shape[1]):
+        z = 0.0
+        for a in range(X1t.shape[0]):
+            z += float(theta[a]) * float(X1t[a, i])
+        crossed = (z > K.BOUNDARY_TOL) != (Zt[d, i] > K.BOUNDARY_TOL)
+        Zt[d, i] = z
+        el, er = max(1.0 + z, 0.0) ** p, max(1.0 - z, 0.0) ** p
+        dl, dr = el - ELt[d, i], er - ERt[d, i]
+        ELt[d, i], ERt[d, i] = el, er
+        for k in range(LE.shape[1]):
+            LE[i, k] += dl if sides[k, d] < 0 else (dr if sides[k, d] > 0 else 0.0)
+        if crossed:
+            wrong[i] = not leaf_ok[i, K.reached_leaf(Zt, i, child_kind, child_index)]
+        acc = 1.0 if product else np.inf
+        for k in point_leaves[i][point_leaves[i] >= 0]:
+            acc = acc * LE[i, k] if product else min(acc, LE[i, k])
+        s0 += weight[i] * acc
+        s1 += weight[i] if not product and acc > K.COUNT_TOL else 0.0
+        count += weight[i] if wrong[i] else 0.0
+    return s0, s1, count
+
+
+@pytest.mark.parametrize("objective", ["product", "minimum"])
+@pytest.mark.parametrize("seed", range(6))
+def test_vertex_update_gives_the_bits_of_a_literal_update(objective, seed):
+    """Moving one decision to new weights: the values, decision and leaf errors,
+    misclassified flags and sums of the kernel's separate passes are those of
+    one literal pass over the points, bit for bit (the search compares them
+    exactly)."""
+    p = 1 + seed % 2
+    P, W, X, y = make_walker(seed, objective, p=p, N=80, classes=(0, 1, 2)[: 2 + seed % 2])
+    L, rng = P.layout, np.random.default_rng(seed)
+    for d in range(P.layout.D):
+        theta = W.blocks[d].theta + rng.normal(size=P.data.m) * (0.0 if d == seed % 3 else 0.5)
+        got = [W.Zt.copy(), W.ELt.copy(), W.ERt.copy(), W.LE.copy(), W._wrong.copy()]
+        want = [a.copy() for a in got]
+        common = (L.sides, L.point_leaves, P.data.weight, p, objective == "product",
+                  L.child_kind, L.child_index, L.mask)
+        sums = K.vertex_update(W._X1t, theta, d, got[0], np.empty(P.data.N), *got[1:4],
+                               *common, got[4])
+        literal = _literal_vertex_update(W._X1t, theta, d, *want[:4], *common, want[4])
+        assert sums == literal
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

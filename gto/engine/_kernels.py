@@ -724,9 +724,14 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     below it, and the per-point ``wrong`` flags of :func:`misclassified`
     (only points that changed sides at d can change leaf), all
     incrementally.  Returns the sums of the objective (as :func:`table_sums`)
-    and the weighted misclassified count.  The values and decision errors go
-    first in passes of their own (no branch: LLVM vectorises them), the
-    flips, leaves and sums in a second pass.
+    and the weighted misclassified count.
+
+    Each step is a pass of its own over the points, so that LLVM vectorises
+    all but the last: the values and decision errors; each leaf's errors
+    (one addition a point, by the side the leaf is on); each point's product
+    (or minimum) over its class leaves; the leaf walks of the points that
+    crossed; then the sums, in point order (no fast-math: the same bits as
+    one pass doing it all).
     """
     m, N = X1t.shape
     K = LE.shape[1]
@@ -736,7 +741,7 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
             znew[i] += theta[a] * X1t[a, i]
     zd, eld, erd = Zt[d], ELt[d], ERt[d]
     dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
-    for i in range(N):  # the values and decision errors: a branch-free pass that vectorises
+    for i in range(N):
         z = znew[i]
         flips[i] = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
         zd[i] = z
@@ -745,30 +750,31 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
         drs[i] = er - erd[i]
         eld[i] = el
         erd[i] = er
+    for k in range(K):
+        if sides[k, d] < 0:
+            for i in range(N):
+                LE[i, k] += dls[i]
+        elif sides[k, d] > 0:
+            for i in range(N):
+                LE[i, k] += drs[i]
+    acc = np.empty(N)
+    for i in range(N):
+        a = 1.0 if product else np.inf
+        for j in range(point_leaves.shape[1]):
+            k = point_leaves[i, j]
+            if k < 0:
+                break
+            a = a * LE[i, k] if product else min(a, LE[i, k])
+        acc[i] = a
+    for i in range(N):
+        if flips[i]:
+            wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
     s0 = 0.0
     s1 = 0.0
     count = 0.0
     for i in range(N):
-        if flips[i]:
-            wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
-        dl = dls[i]
-        dr = drs[i]
-        for k in range(K):
-            if sides[k, d] < 0:
-                LE[i, k] += dl
-            elif sides[k, d] > 0:
-                LE[i, k] += dr
-        acc = 1.0 if product else np.inf
-        for a in range(point_leaves.shape[1]):
-            k = point_leaves[i, a]
-            if k < 0:
-                break
-            if product:
-                acc *= LE[i, k]
-            else:
-                acc = min(acc, LE[i, k])
-        s0 += weight[i] * acc
-        if not product and acc > COUNT_TOL:
+        s0 += weight[i] * acc[i]
+        if not product and acc[i] > COUNT_TOL:
             s1 += weight[i]
         if wrong[i]:
             count += weight[i]
