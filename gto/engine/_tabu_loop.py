@@ -184,9 +184,11 @@ def score(A, slots, V, first):
         V[first + i] = np.inf if np.isnan(v) else v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def candidates(A, E, L, V):
-    """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number."""
+    """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number.
+    Inlined (numba IR) into its caller, which holds ``A`` already: as a call of its own
+    it paid the tuple's reference counts on entry."""
     slots = edges(A, E, L)
     score(A, slots, V, 0)
     return slots.shape[0]
