@@ -378,6 +378,10 @@ def _diversify(A, S, it, asp, rng):
     moves stop there (about 4 of 54 on diabetes, where ``rho / it`` times the
     frequency differences dwarfs the values' spread); the others get +inf, which
     neither wins nor ties, so :func:`_pick` chooses as among all the values.
+    The next lowest ``K`` is found by a pass over the moves rather than a sort of
+    all of them (a few moves are visited); moves with equal ``K`` are all scored
+    once one is (``K - best <= K - (V + K) <= 0``), so the order among them
+    changes nothing.
     """
     slots = edges(A, S.E, S.L)
     n = slots.shape[0]
@@ -387,12 +391,16 @@ def _diversify(A, S, it, asp, rng):
     K = np.empty(n)
     for i in range(n):
         K[i] = frequency_term(S.F, S.E[i], S.L[i], weight, it)
-    order = np.argsort(K)
+    visited = np.zeros(n, dtype=np.bool_)
     S.V[:n] = np.inf
     best = np.inf
     one = np.empty(1, dtype=np.int64)
-    for a in range(n):
-        i = order[a]
+    for _ in range(n):
+        i = -1
+        for a in range(n):  # the lowest K not visited
+            if not visited[a] and (i < 0 or K[a] < K[i]):
+                i = a
+        visited[i] = True
         if K[i] - best > PRUNE_MARGIN * max(1.0, abs(best)):  # best finite here
             break
         one[0] = slots[i]
