@@ -90,23 +90,21 @@ FP_DELTA, FP_ZERO, FP_TOL = range(3)
 # -- the walker ------------------------------------------------------------------
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _rows(A, flat, d):
-    """Decision d's part of a per-row array of the blocks (``A.off``: where each starts)."""
-    return flat[A.off[d]:A.off[d + 1]]
+def _rows(off, flat, d):
+    """Decision d's part of a per-row array of the blocks (``off``: where each starts)."""
+    return flat[off[d]:off[d + 1]]
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _mat(A, flat, d):
+def _mat(off, m, flat, d):
     """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
-    m = A.ints[I_M]
-    return flat[m * A.off[d]:m * A.off[d + 1]].reshape((m, A.off[d + 1] - A.off[d]))
+    return flat[m * off[d]:m * off[d + 1]].reshape((m, off[d + 1] - off[d]))
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _row_mat(A, flat, d):
+def _row_mat(off, m, flat, d):
     """Decision d's (rows, m) matrix of a flat per-block buffer (``rows``)."""
-    m = A.ints[I_M]
-    return flat[m * A.off[d]:m * A.off[d + 1]].reshape((A.off[d + 1] - A.off[d], m))
+    return flat[m * off[d]:m * off[d + 1]].reshape((off[d + 1] - off[d], m))
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -123,21 +121,30 @@ def finish(ints, floats, total, count):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _ratio_rows(A, d):
+def _ratio_rows(off, m, G, rabs, ybasic, in_block, d):
     """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
-    return _mat(A, A.G, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), _rows(A, A.in_block, d)
+    return _mat(off, m, G, d), _rows(off, rabs, d), _rows(off, ybasic, d), _rows(off, in_block, d)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def refresh(A, d):
-    """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense)."""
-    G, rabs, ybasic, in_block = _ratio_rows(A, d)
-    steps, leave = ratio_all(G, rabs, ybasic, in_block, A.floats[F_PIVOT_TOL],
-                             A.floats[F_PIVOT_RTOL])
-    edge_slots(steps, leave, steps, -1 - leave, A.tight[d], A.n_real[d], ybasic,
-               A.ints[I_NTHETA] + A.row_start[d], A.ints[I_R], A.coord[d], A.n_coord[d], -1,
-               A.valid, A.entering, A.leaving, A.coef, d * A.ints[I_WIDTH])
-    A.fresh[d] = True
+    """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense).
+
+    This function and the walker's other per-move ones read the fields of ``A``
+    they need in their first, straight-line statements: numba increfs every array
+    of a tuple argument on entry and decrefs it where the tuple dies, and LLVM's
+    reference-count pruning drops those pairs only within one basic block
+    (docs/speed.md, "The loop's glue")."""
+    off, ints, floats, fresh, G, rabs, ybasic, in_block = (A.off, A.ints, A.floats, A.fresh, A.G,
+                                                           A.rabs, A.ybasic, A.in_block)
+    tight, n_real, base, coord, n_coord = (A.tight[d], A.n_real[d], ints[I_NTHETA] + A.row_start[d],
+                                           A.coord[d], A.n_coord[d])
+    valid, entering, leaving, coef = A.valid, A.entering, A.leaving, A.coef
+    G, rabs, ybasic, in_block = _ratio_rows(off, ints[I_M], G, rabs, ybasic, in_block, d)
+    steps, leave = ratio_all(G, rabs, ybasic, in_block, floats[F_PIVOT_TOL], floats[F_PIVOT_RTOL])
+    edge_slots(steps, leave, steps, -1 - leave, tight, n_real, ybasic, base, ints[I_R], coord,
+               n_coord, -1, valid, entering, leaving, coef, d * ints[I_WIDTH])
+    fresh[d] = True
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -160,25 +167,28 @@ def score(A, slots, V, first):
     the leaf terms of their decisions brought up to date first.  A slot's value
     does not depend on the other slots scored with it (:func:`table_sums`), so
     scoring a part of the table gives the bits of scoring all of it."""
-    product = A.ints[I_OBJ] == 0
-    width = A.ints[I_WIDTH]
-    need = np.zeros(A.stale.shape[0], dtype=np.bool_)
+    ints, floats, stale, terms, degrees, weight = A.ints, A.floats, A.stale, A.terms, A.degrees, A.weight
+    ELt, ERt, LE, point_leaves, sides, plan = A.ELt, A.ERt, A.LE, A.point_leaves, A.sides, A.plan
+    coef, Zt, H = A.coef, A.Zt, A.H
+    product = ints[I_OBJ] == 0
+    width = ints[I_WIDTH]
+    need = np.zeros(stale.shape[0], dtype=np.bool_)
     for i in range(slots.shape[0]):
-        need[slots[i] // width] = A.stale[slots[i] // width]
+        need[slots[i] // width] = stale[slots[i] // width]
     if need.any():
-        A.stale[:] = A.stale & ~need
-        leaf_terms(A.ELt, A.ERt, A.LE, A.point_leaves, A.sides, A.weight, A.terms, A.degrees, need,
-                   product, A.plan)
-    sums = table_sums(slots, A.coef, width, A.Zt, A.H, A.terms, A.degrees, A.weight,
-                      A.ints[I_P], product)
+        stale[:] = stale & ~need
+        leaf_terms(ELt, ERt, LE, point_leaves, sides, weight, terms, degrees, need, product, plan)
+    sums = table_sums(slots, coef, width, Zt, H, terms, degrees, weight, ints[I_P], product)
     for i in range(slots.shape[0]):
-        v = finish(A.ints, A.floats, sums[i, 0], sums[i, 1])
+        v = finish(ints, floats, sums[i, 0], sums[i, 1])
         V[first + i] = np.inf if np.isnan(v) else v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def candidates(A, E, L, V):
-    """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number."""
+    """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number.
+    Inlined (numba IR) into its caller, which holds ``A`` already: as a call of its own
+    it paid the tuple's reference counts on entry."""
     slots = edges(A, E, L)
     score(A, slots, V, 0)
     return slots.shape[0]
@@ -187,38 +197,43 @@ def candidates(A, E, L, V):
 @njit(cache=True, no_cpython_wrapper=True)
 def locate(A, e):
     """(found, d, q, sigma, leave, leaving, coef) of the edge ``e`` opens (:meth:`TreeWalker._locate`)."""
-    n_theta, R, m = A.ints[I_NTHETA], A.ints[I_R], A.ints[I_M]
+    n_theta, R, m, width = A.ints[I_NTHETA], A.ints[I_R], A.ints[I_M], A.ints[I_WIDTH]
+    tol, rtol = A.floats[F_PIVOT_TOL], A.floats[F_PIVOT_RTOL]
+    off, row_decision, row_start, position, fresh = A.off, A.row_decision, A.row_start, A.position, A.fresh
+    valid, leaving_of, coef, G, rabs, ybasic, in_block = (A.valid, A.leaving, A.coef, A.G, A.rabs,
+                                                          A.ybasic, A.in_block)
     k = e - n_theta
     if not 0 <= k < 2 * R:
         return False, 0, 0, 0.0, 0, 0, 0.0
     sigma = 1.0 if k >= R else -1.0
     t = k - R if k >= R else k
-    d = A.row_decision[t]
-    q = _rows(A, A.position, d)[t - A.row_start[d]]
+    d = row_decision[t]
+    q = _rows(off, position, d)[t - row_start[d]]
     if q < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
-    if A.fresh[d]:
-        j = d * A.ints[I_WIDTH] + (q if sigma > 0 else m + q)
-        if not A.valid[j]:
+    if fresh[d]:
+        j = d * width + (q if sigma > 0 else m + q)
+        if not valid[j]:
             return False, 0, 0, 0.0, 0, 0, 0.0
-        leaving = A.leaving[j]
-        leave = leaving - n_theta - A.row_start[d]
-        return True, d, q, sigma, leave - R if leave >= R else leave, leaving, A.coef[j]
-    G, rabs, ybasic, in_block = _ratio_rows(A, d)
-    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, A.floats[F_PIVOT_TOL],
-                            A.floats[F_PIVOT_RTOL])
+        leaving = leaving_of[j]
+        leave = leaving - n_theta - row_start[d]
+        return True, d, q, sigma, leave - R if leave >= R else leave, leaving, coef[j]
+    G, rabs, ybasic, in_block = _ratio_rows(off, m, G, rabs, ybasic, in_block, d)
+    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
     if leave < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
-    leaving = n_theta + A.row_start[d] + leave + (0 if ybasic[leave] else R)
+    leaving = n_theta + row_start[d] + leave + (0 if ybasic[leave] else R)
     return True, d, q, sigma, leave, leaving, sigma * step
 
 
 @njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
-    s0, s1 = move_sums(A.Zt[d], A.H[d, q], c, d, A.ELt, A.ERt, A.LE, A.sides, A.point_leaves,
-                       A.weight, A.ints[I_P], A.ints[I_OBJ] == 0)
-    return finish(A.ints, A.floats, s0, s1)
+    ints, floats, z, h = A.ints, A.floats, A.Zt[d], A.H[d, q]
+    ELt, ERt, LE, sides, point_leaves, weight = A.ELt, A.ERt, A.LE, A.sides, A.point_leaves, A.weight
+    s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P],
+                       ints[I_OBJ] == 0)
+    return finish(ints, floats, s0, s1)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -233,23 +248,35 @@ def walker_pivot(A, d, q, sigma, leave):
     :meth:`gto.engine._block.Block.pivot`, the exact recomputation excepted).
     Returns 1 done, 0 refused (block unchanged: a pivot element numerically 0, or
     the refactorisation due found the new block singular)."""
-    due_refactor = (A.updates[d] + 1) % REFACTOR_EVERY == 0
-    check = (A.updates[d] + 1) % CHECK_EVERY == 0
-    Binv, G, H, theta, tight = A.Binv[d], _mat(A, A.G, d), A.H[d], A.theta[d], A.tight[d]
-    r, rabs, ybasic, in_block = _rows(A, A.r, d), _rows(A, A.rabs, d), _rows(A, A.ybasic, d), \
-        _rows(A, A.in_block, d)
-    position, rhs = _rows(A, A.position, d), _rows(A, A.rhs, d)
+    ints, floats, off, updates, fresh, stale = A.ints, A.floats, A.off, A.updates, A.fresh, A.stale
+    Binv, H, theta, tight, coord, n_coord = (A.Binv[d], A.H[d], A.theta[d], A.tight[d], A.coord[d],
+                                             A.n_coord[d])
+    G_all, rows_t_all, rows_all, X1, thetas, best_theta = (A.G, A.rows_t, A.rows, A.X1, A.theta,
+                                                           A.best_theta)
+    r_all, rabs_all, ybasic_all, in_block_all, position_all, rhs_all = (A.r, A.rabs, A.ybasic,
+                                                                        A.in_block, A.position, A.rhs)
+    X1t, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight = (A.X1t, A.Zt, A.znew, A.ELt, A.ERt,
+                                                                A.LE, A.sides, A.point_leaves,
+                                                                A.weight)
+    child_kind, child_index, leaf_ok, wrong, counts = (A.child_kind, A.child_index, A.leaf_ok,
+                                                       A.wrong, A.counts)
+    m = ints[I_M]
+    due_refactor = (updates[d] + 1) % REFACTOR_EVERY == 0
+    check = (updates[d] + 1) % CHECK_EVERY == 0
+    G, rows_t, rows = _mat(off, m, G_all, d), _mat(off, m, rows_t_all, d), _row_mat(off, m, rows_all, d)
+    r, rabs, ybasic, in_block = (_rows(off, r_all, d), _rows(off, rabs_all, d),
+                                 _rows(off, ybasic_all, d), _rows(off, in_block_all, d))
+    position, rhs = _rows(off, position_all, d), _rows(off, rhs_all, d)
     if check or due_refactor:  # a refactorisation may follow, and may fail
         saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
-    code = block_step(Binv, G, H, _mat(A, A.rows_t, d), rhs, tight, in_block,
-                      position, ybasic, q, leave, sigma, theta, r, rabs, A.coord[d],
-                      A.n_coord[d], A.floats[F_ZERO_TOL], A.floats[F_PIVOT_TOL], due_refactor,
-                      check, A.floats[F_RESIDUAL])
+    code = block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
+                      theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL],
+                      due_refactor, check, floats[F_RESIDUAL])
     if code == 0:
         return 0
-    if code == 2 and not refactor(_row_mat(A, A.rows, d), tight, rhs, A.coord[d], A.n_coord[d],
-                                  A.X1, A.floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
+    if code == 2 and not refactor(rows, tight, rhs, coord, n_coord, X1, floats[F_MAX_COND], Binv, G,
+                                  H, theta, r, rabs):
         Binv[:] = saved[0]
         G[:] = saved[1]
         H[:] = saved[2]
@@ -261,25 +288,25 @@ def walker_pivot(A, d, q, sigma, leave):
         in_block[:] = saved[8]
         position[:] = saved[9]
         return 0
-    A.updates[d] += 1
-    A.fresh[d] = False
-    A.stale[:] = True
-    A.ints[I_PIVOTS] += 1
-    s0, s1, count = vertex_update(A.X1t, A.theta[d], d, A.Zt, A.znew, A.ELt, A.ERt, A.LE, A.sides,
-                                  A.point_leaves, A.weight, A.ints[I_P], A.ints[I_OBJ] == 0,
-                                  A.child_kind, A.child_index, A.leaf_ok, A.wrong)
-    value = finish(A.ints, A.floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
-    A.floats[F_VALUE] = value
-    A.floats[F_COUNT] = count
-    A.counts[A.ints[I_NCOUNTS]] = count
-    A.ints[I_NCOUNTS] += 1
-    if count < A.floats[F_BEST_COUNT] or (count == A.floats[F_BEST_COUNT]
-                                          and value < A.floats[F_BEST_VALUE]):
-        A.floats[F_BEST_COUNT] = count
-        A.floats[F_BEST_VALUE] = value
-        for k in range(A.best_theta.shape[0]):
-            A.best_theta[k] = A.theta[k]
-        A.ints[I_BEST_CHANGED] = 1
+    updates[d] += 1
+    fresh[d] = False
+    stale[:] = True
+    ints[I_PIVOTS] += 1
+    s0, s1, count = vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight,
+                                  ints[I_P], ints[I_OBJ] == 0, child_kind, child_index, leaf_ok,
+                                  wrong)
+    value = finish(ints, floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
+    floats[F_VALUE] = value
+    floats[F_COUNT] = count
+    counts[ints[I_NCOUNTS]] = count
+    ints[I_NCOUNTS] += 1
+    if count < floats[F_BEST_COUNT] or (count == floats[F_BEST_COUNT]
+                                        and value < floats[F_BEST_VALUE]):
+        floats[F_BEST_COUNT] = count
+        floats[F_BEST_VALUE] = value
+        for k in range(best_theta.shape[0]):
+            best_theta[k] = thetas[k]
+        ints[I_BEST_CHANGED] = 1
     return 1
 
 
@@ -351,6 +378,10 @@ def _diversify(A, S, it, asp, rng):
     moves stop there (about 4 of 54 on diabetes, where ``rho / it`` times the
     frequency differences dwarfs the values' spread); the others get +inf, which
     neither wins nor ties, so :func:`_pick` chooses as among all the values.
+    The next lowest ``K`` is found by a pass over the moves rather than a sort of
+    all of them (a few moves are visited); moves with equal ``K`` are all scored
+    once one is (``K - best <= K - (V + K) <= 0``), so the order among them
+    changes nothing.
     """
     slots = edges(A, S.E, S.L)
     n = slots.shape[0]
@@ -360,12 +391,16 @@ def _diversify(A, S, it, asp, rng):
     K = np.empty(n)
     for i in range(n):
         K[i] = frequency_term(S.F, S.E[i], S.L[i], weight, it)
-    order = np.argsort(K)
+    visited = np.zeros(n, dtype=np.bool_)
     S.V[:n] = np.inf
     best = np.inf
     one = np.empty(1, dtype=np.int64)
-    for a in range(n):
-        i = order[a]
+    for _ in range(n):
+        i = -1
+        for a in range(n):  # the lowest K not visited
+            if not visited[a] and (i < 0 or K[a] < K[i]):
+                i = a
+        visited[i] = True
         if K[i] - best > PRUNE_MARGIN * max(1.0, abs(best)):  # best finite here
             break
         one[0] = slots[i]
@@ -381,18 +416,20 @@ def _diversify(A, S, it, asp, rng):
 def _scan(A, S, it, thr, asp):
     """First admissible improving move of the candidate list (:func:`tabu.epts._scan`):
     (found, e, l, v, d, q, sigma, leave)."""
+    cand, ist, last_left, last_entered, par = S.cand, S.ist, S.last_left, S.last_entered, S.par
     i = 0
-    while i < S.ist[S_NCAND]:
-        e = S.cand[i]
+    while i < ist[S_NCAND]:
+        e = cand[i]
         found, d, q, sigma, leave, l, c = locate(A, e)
         v = move_value(A, d, q, c) if found else np.nan
         drop = not found or not v < thr
-        keep = not drop and _is_tabu(S.last_left, S.last_entered, S.par, e, l, it) and not v < asp
+        keep = not drop and _is_tabu(last_left, last_entered, par, e, l, it) and not v < asp
         if keep:
             i += 1
             continue
-        S.cand[i:S.ist[S_NCAND] - 1] = S.cand[i + 1:S.ist[S_NCAND]].copy()
-        S.ist[S_NCAND] -= 1
+        for a in range(i, ist[S_NCAND] - 1):  # drop entry i
+            cand[a] = cand[a + 1]
+        ist[S_NCAND] -= 1
         if not drop:
             return True, e, l, v, d, q, sigma, leave
     return False, 0, 0, 0.0, 0, 0, 0.0, 0
