@@ -77,12 +77,12 @@ def _ratio_top(g, in_block):
 
 
 @njit(cache=True)
-def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big):
+def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big, scale):
     """:func:`_ratio_rule` over rows 0..p-1 of three columns in one sweep (the rows'
     data read once; the loop written out, with arrays of its own: views of
     ``best`` or a helper per column made it four times slower), from the empty
-    state; ``big``: :data:`RATIO_BIG` times each column's largest |g| outside the
-    block in those rows."""
+    state; ``big``: ``scale`` times each column's largest |g| outside the block in
+    those rows."""
     ba = np.full(2, np.inf)
     bb = np.full(2, np.inf)
     bc = np.full(2, np.inf)
@@ -123,9 +123,9 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
     for s in range(2):
         best[0, s], best[1, s], best[2, s] = ba[s], bb[s], bc[s]
         row[0, s], row[1, s], row[2, s] = ra[s], rb[s], rc[s]
-    big[0] = RATIO_BIG * ta
-    big[1] = RATIO_BIG * tb
-    big[2] = RATIO_BIG * tc
+    big[0] = scale * ta
+    big[1] = scale * tb
+    big[2] = scale * tc
 
 
 @njit(cache=True)
@@ -208,7 +208,7 @@ def _ratio_one_column(g, tol, rtol, rabs, ybasic, in_block, best, row, mask):
     best[0] = best[1] = np.inf
     row[0] = row[1] = -1
     _ratio_rule(g, tol, rabs, ybasic, best, row, 0, p)
-    big = RATIO_BIG * _ratio_top(g[:p], in_block[:p])
+    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(g[:p], in_block[:p])
     seen_big = False
     if p < T:
         _ratio_marks_one(g, rabs, ybasic, best[0], best[1], big, mask)
@@ -256,15 +256,18 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     best = np.empty((3, 2))
     row = np.empty((3, 2), dtype=np.int64)
     big = np.empty(3)
-    mask = np.zeros((3, (T + 7) // 8 * 8), dtype=np.uint8)
-    p = min(RATIO_PREFIX, T)
+    mask = np.zeros((min(3, q1 - q0), (T + 7) // 8 * 8), dtype=np.uint8)
     q = q0
     while q < q1:
         k = min(3, q1 - q)
-        if k == 3 and p < T:
+        if k == 3:
             ga, gb, gc = G[q], G[q + 1], G[q + 2]
-            _ratio_prefix_three(ga, gb, gc, tol, rabs, ybasic, in_block, p, best, row, big)
-            _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, mask[0], mask[1], mask[2])
+            p = min(RATIO_PREFIX, T)
+            _ratio_prefix_three(ga, gb, gc, tol, rabs, ybasic, in_block, p, best, row, big,
+                                RATIO_BIG if p < T else 1.0)
+            if p < T:
+                _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, mask[0], mask[1],
+                                   mask[2])
             for c in range(3):
                 seen_big = _ratio_marked_rows(G[q + c], tol, rabs, ybasic, best[c], row[c],
                                               mask[c], p, big[c])
