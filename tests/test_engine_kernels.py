@@ -88,7 +88,10 @@ def _ratio_reference(G, rabs, ybasic, in_block, tol, rtol):
     steps, rows = np.full(2 * m, np.inf), np.full(2 * m, -1)
     for q in range(m):
         g = G[q]
-        top = max([abs(g[t]) for t in range(T) if not in_block[t]], default=0.0)
+        top = 0.0  # the largest |g| outside the block; NaN is never above it
+        for t in range(T):
+            if not in_block[t] and abs(g[t]) > top:
+                top = abs(g[t])
         floor = max(tol, rtol * top)
         for thr in (tol, floor):
             best, row = [np.inf, np.inf], [-1, -1]
@@ -123,14 +126,65 @@ def test_ratio_tests_follow_the_sequential_rule(seed):
     m, T = int(rng.integers(1, 8)), int(rng.integers(1, 300))
     G, rabs, ybasic, in_block = _ratio_case(rng, m, T, ties=seed % 2 == 0)
     tol, rtol = (1e-9, 1e-7) if seed % 3 else (1e-3, 0.2)  # large floors: second attempts
-    want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
+    _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol)
+
+
+def _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol):
+    """``ratio_all`` and ``ratio_one`` of every edge give the literal rule's rows and
+    steps, bit for bit."""
+    with np.errstate(invalid="ignore"):  # inf * 0 in the literal rule, as in the kernels
+        want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
     got = K.ratio_all(G, rabs, ybasic, in_block, tol, rtol)
     np.testing.assert_array_equal(got[1], want[1])
     np.testing.assert_array_equal(got[0], want[0])
+    m = G.shape[0]
     for q in range(m):
         for sigma, j in ((1.0, q), (-1.0, m + q)):
-            assert K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol) == (want[0][j],
-                                                                                  want[1][j])
+            step, row = K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
+            assert row == want[1][j]
+            np.testing.assert_array_equal(step, want[0][j])
+
+
+def _ratio_hard_case(rng, m, T):
+    """Columns longer than the kernels' exact prefix with what can trip a filter:
+    near ties (steps a few ulps apart, from a shared quotient), exact ties, zero,
+    NaN and inf slacks, |g| at and next to tol, rows far above the rest (relative
+    floor above some winners), NaN and inf rates, a sign met only late, blocked
+    rows and columns without a blocking row."""
+    tol = 1e-3
+    a = rng.choice([0.5, 1.0, 2.0, 3.0], T) * np.where(rng.random(T) < 0.5, 1.0,
+                                                        rng.uniform(0.5, 2.0, T))
+    G = np.where(rng.random((m, T)) < 0.5, -1.0, 1.0) * a * rng.choice([1.0, 1.0, 0.3], (m, T))
+    q0 = rng.uniform(0.5, 2.0)  # one column's steps: q0 up to a few ulps, or above
+    rabs = q0 * np.abs(G[rng.integers(m)]) * np.where(
+        rng.random(T) < 0.5, 1 + rng.integers(-3, 4, T) * 2.0**-52, rng.uniform(1.0, 3.0, T))
+    special = rng.random((m, T))
+    G[special < 0.02] = tol * rng.choice([-1.0, 1.0])
+    G[(special >= 0.02) & (special < 0.03)] = np.nextafter(tol, 1.0)
+    G[(special >= 0.03) & (special < 0.04)] *= rng.choice([1e5, 1e7])
+    G[(special >= 0.04) & (special < 0.045)] = rng.choice([np.nan, np.inf, -np.inf, 0.0])
+    slack = rng.random(T)
+    rabs[slack < rng.choice([0.0, 0.003])] = 0.0
+    rabs[(slack >= 0.03) & (slack < 0.05)] = np.nan
+    rabs[(slack >= 0.05) & (slack < 0.07)] = np.inf
+    ybasic = rng.random(T) < 0.5 if rng.random() < 0.7 else np.arange(T) >= rng.integers(T)
+    in_block = np.zeros(T, dtype=bool)
+    in_block[rng.choice(T, min(m, T), replace=False)] = True
+    rabs[in_block] = np.inf
+    if rng.random() < 0.2:
+        G[rng.integers(m)] = 0.0  # no row can block this edge
+    return G, rabs, ybasic, in_block, tol
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_ratio_tests_skip_only_rows_that_cannot_take_over(seed):
+    """The kernels skip the rows their vectorised sweep leaves unmarked: on long
+    columns of near ties and special values they still give the literal rule's
+    rows and steps, bit for bit, first pass and relative floor alike."""
+    rng = np.random.default_rng(1000 + seed)
+    m, T = int(rng.integers(1, 9)), int(rng.integers(97, 700))
+    G, rabs, ybasic, in_block, tol = _ratio_hard_case(rng, m, T)
+    _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, (1e-7, 1e-4, 0.05)[seed % 3])
 
 
 @pytest.mark.parametrize("objective", ["product", "minimum"])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._lp_kernels import well_conditioned
 from ._objectives import COUNT_TOL
@@ -43,32 +44,45 @@ def pivot_threshold(g, in_block, tol, rtol):
     return max(tol, rtol * top)
 
 
-@njit(cache=True)
-def _ratio_pass(g, thr, rabs, ybasic, in_block, best, row):
-    """One column's pass of :func:`_ratio_columns` with pivot threshold ``thr``:
-    the blocking rows of both signs into ``best``, ``row``; returns the largest
-    |g| outside the block."""
-    top = 0.0
-    best[0] = best[1] = np.inf
-    row[0] = row[1] = -1
-    for t in range(g.shape[0]):
+#: rows of a column's exact prefix in :func:`_ratio_columns` (the rule run in order,
+#: to get each sign's state that filters the rest)
+RATIO_PREFIX = 96
+
+#: a column's rows with |g| at or above this multiple of the prefix's largest |g|
+#: are marked for the relative floor's bound (:func:`_ratio_floor`)
+RATIO_BIG = 1024.0
+
+
+@njit(cache=True, inline="always")
+def _ratio_rule(g, thr, rabs, ybasic, best, row, t0, t1):
+    """The ratio test's rule over rows t0..t1-1, in order, from the state in ``best``
+    and ``row`` (per sign: smallest step so far and its row): row t of sign
+    ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[s] * |g|``."""
+    for t in range(t0, t1):
         a = abs(g[t])
-        if not in_block[t]:
-            top = max(top, a)
         s = 0 if (g[t] > 0) == ybasic[t] else 1
         if a > thr and rabs[t] < best[s] * a:
             best[s] = rabs[t] / a
             row[s] = t
+
+
+@njit(cache=True)
+def _ratio_top(g, in_block):
+    """Largest |g| outside the block (NaN ignored, 0 if none)."""
+    top = 0.0
+    for t in range(g.shape[0]):
+        if not in_block[t]:
+            top = max(top, abs(g[t]))
     return top
 
 
 @njit(cache=True)
-def _ratio_three(ga, gb, gc, tol, rabs, ybasic, in_block, best, row, tops):
-    """The first passes (threshold ``tol``) of three columns in one sweep over the
-    rows: the same comparisons in the same order as three :func:`_ratio_pass`
-    calls, so the same results, with the rows' data read once (1.5x faster; the
-    loop written out, with arrays of its own: views of ``best`` or a helper per
-    column made it four times slower)."""
+def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big, scale):
+    """:func:`_ratio_rule` over rows 0..p-1 of three columns in one sweep (the rows'
+    data read once; the loop written out, with arrays of its own: views of
+    ``best`` or a helper per column made it four times slower), from the empty
+    state; ``big``: ``scale`` times each column's largest |g| outside the block in
+    those rows."""
     ba = np.full(2, np.inf)
     bb = np.full(2, np.inf)
     bc = np.full(2, np.inf)
@@ -78,7 +92,7 @@ def _ratio_three(ga, gb, gc, tol, rabs, ybasic, in_block, best, row, tops):
     ta = 0.0
     tb = 0.0
     tc = 0.0
-    for t in range(ga.shape[0]):
+    for t in range(p):
         rt = rabs[t]
         yb = ybasic[t]
         out = not in_block[t]
@@ -87,7 +101,7 @@ def _ratio_three(ga, gb, gc, tol, rabs, ybasic, in_block, best, row, tops):
         if out:
             ta = max(ta, a)
         s = 0 if (x > 0) == yb else 1
-        if a > tol and rt < ba[s] * a:
+        if a > thr and rt < ba[s] * a:
             ba[s] = rt / a
             ra[s] = t
         x = gb[t]
@@ -95,7 +109,7 @@ def _ratio_three(ga, gb, gc, tol, rabs, ybasic, in_block, best, row, tops):
         if out:
             tb = max(tb, a)
         s = 0 if (x > 0) == yb else 1
-        if a > tol and rt < bb[s] * a:
+        if a > thr and rt < bb[s] * a:
             bb[s] = rt / a
             rb[s] = t
         x = gc[t]
@@ -103,15 +117,103 @@ def _ratio_three(ga, gb, gc, tol, rabs, ybasic, in_block, best, row, tops):
         if out:
             tc = max(tc, a)
         s = 0 if (x > 0) == yb else 1
-        if a > tol and rt < bc[s] * a:
+        if a > thr and rt < bc[s] * a:
             bc[s] = rt / a
             rc[s] = t
     for s in range(2):
         best[0, s], best[1, s], best[2, s] = ba[s], bb[s], bc[s]
         row[0, s], row[1, s], row[2, s] = ra[s], rb[s], rc[s]
-    tops[0] = ta
-    tops[1] = tb
-    tops[2] = tc
+    big[0] = scale * ta
+    big[1] = scale * tb
+    big[2] = scale * tc
+
+
+@njit(cache=True)
+def _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, ma, mb, mc):
+    """Marks of three columns in one branch-free sweep (vectorised, no fast-math):
+    row t is marked where ``rabs[t] < v[s] * |g|`` with ``v`` the state ``best``
+    (fixed for the sweep), or where ``|g| >= big``; see :func:`_ratio_columns`."""
+    va0, va1, vb0, vb1 = best[0, 0], best[0, 1], best[1, 0], best[1, 1]
+    vc0, vc1 = best[2, 0], best[2, 1]
+    biga, bigb, bigc = big[0], big[1], big[2]
+    for t in range(ga.shape[0]):
+        rt = rabs[t]
+        yb = ybasic[t]
+        x = ga[t]
+        a = abs(x)
+        ma[t] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
+        x = gb[t]
+        a = abs(x)
+        mb[t] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
+        x = gc[t]
+        a = abs(x)
+        mc[t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
+
+
+@njit(cache=True)
+def _ratio_marks_one(g, rabs, ybasic, v0, v1, big, mask):
+    """:func:`_ratio_marks_three` for one column."""
+    for t in range(g.shape[0]):
+        x = g[t]
+        a = abs(x)
+        mask[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
+
+
+@njit(cache=True)
+def _ratio_marked_rows(g, thr, rabs, ybasic, best, row, mask, p, big):
+    """:func:`_ratio_rule` over the marked rows from p on, in order (eight marks a
+    word, the set bytes found by their trailing zeros).  Returns True if a marked
+    row holds |g| >= ``big``."""
+    words = mask.view(np.uint64)
+    seen_big = False
+    for w in range(p // 8, words.shape[0]):
+        bits = words[w]
+        while bits != 0:
+            t = 8 * w + int(trailing_zeros(bits) >> 3)
+            bits &= bits - np.uint64(1)
+            if t < p:
+                continue
+            a = abs(g[t])
+            seen_big |= a >= big
+            s = 0 if (g[t] > 0) == ybasic[t] else 1
+            if a > thr and rabs[t] < best[s] * a:
+                best[s] = rabs[t] / a
+                row[s] = t
+    return seen_big
+
+
+@njit(cache=True)
+def _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big):
+    """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| outside the
+    block): where a winner's |g| is at or below it, the column is tested again with
+    it.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big`` are
+    above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
+    not needed."""
+    if not seen_big:
+        bound = rtol * big
+        if (row[0] < 0 or abs(g[row[0]]) > bound) and (row[1] < 0 or abs(g[row[1]]) > bound):
+            return
+    floor = max(tol, rtol * _ratio_top(g, in_block))
+    if not ((row[0] < 0 or abs(g[row[0]]) > floor) and (row[1] < 0 or abs(g[row[1]]) > floor)):
+        best[0] = best[1] = np.inf
+        row[0] = row[1] = -1
+        _ratio_rule(g, floor, rabs, ybasic, best, row, 0, g.shape[0])
+
+
+@njit(cache=True)
+def _ratio_one_column(g, tol, rtol, rabs, ybasic, in_block, best, row, mask):
+    """:func:`_ratio_columns`' rule for one column into ``best``, ``row``."""
+    T = g.shape[0]
+    p = min(RATIO_PREFIX, T)
+    best[0] = best[1] = np.inf
+    row[0] = row[1] = -1
+    _ratio_rule(g, tol, rabs, ybasic, best, row, 0, p)
+    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(g[:p], in_block[:p])
+    seen_big = False
+    if p < T:
+        _ratio_marks_one(g, rabs, ybasic, best[0], best[1], big, mask)
+        seen_big = _ratio_marked_rows(g, tol, rabs, ybasic, best, row, mask, p, big)
+    _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big)
 
 
 @njit(cache=True)
@@ -120,36 +222,62 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows) of
     length 2m (inf / -1 where the ray is unbounded or the edge not tested).
 
-    Along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
+    The rule: along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
     exceeds the pivot threshold (:func:`pivot_threshold`), a basic u when it
-    is below minus it; the step is |r| / |g|, ties go to the lowest row.  One
-    pass tests every |g| > tol while finding the largest |g|; only an edge
-    whose winner falls below the relative floor is tested again (the winner
-    of a pass over a superset wins over any subset holding it).  ``rabs`` is
-    inf on block rows, so they never win.  The sign picks a slot rather than
-    a branch: mispredicted branches would dominate.  First passes go three
-    columns at a time (:func:`_ratio_three`).
+    is below minus it; the step is |r| / |g|.  Per sign, the rows in order, row t
+    takes over when ``rabs[t] < best * |g|`` (``best``: the smallest step so far,
+    inf at first), so ties go to the lowest row (:func:`_ratio_rule`).  One pass
+    tests every |g| > tol; only an edge whose winner's |g| is at or below the
+    relative floor ``max(tol, rtol * max |g|)`` (outside the block) is tested
+    again with it (:func:`_ratio_floor`).  ``rabs`` is |r| (NaN and inf allowed),
+    inf on block rows, so they never win.
+
+    Computed with the same results, bit for bit, by skipping the rows that cannot
+    take over: the rule runs over the first :data:`RATIO_PREFIX` rows, giving per
+    sign a state ``v``; a vectorised sweep marks the rows with
+    ``rabs[t] < v[s] * |g|`` (:func:`_ratio_marks_three`); the rule then runs over
+    the marked rows only, in order (:func:`_ratio_marked_rows`).  Exact because
+    the state ``b`` of a sign never rises: a row that takes over has
+    ``rabs < fl(b |g|)``, so ``rabs / |g| <= b`` (were it above, ``rabs`` would
+    be a float strictly between ``b |g|`` and its rounding to nearest), and the
+    new state ``fl(rabs / |g|) <= b``.  So from the prefix on ``b <= v``, and an
+    unmarked row cannot take over: ``fl(b |g|) <= fl(v |g|) <= rabs[t]``
+    (rounding is monotone; ``rabs >= 0``, and for |g| = inf and b = 0 the
+    product is NaN: no take-over either).  Marking rows that cannot win
+    (|g| <= tol) is harmless: the rule tests them.  tests/test_engine_kernels.py
+    compares the results with a literal implementation on ties, near ties,
+    zeros, NaN and inf slacks, |g| at the thresholds, large |g| and unbounded
+    edges.  The sweep does a third of the rule's work per row (no fast-math);
+    prefixes and sweeps go three columns at a time.
     """
     m, T = G.shape
     steps = np.full(2 * m, np.inf)
     rows = np.full(2 * m, -1)
     best = np.empty((3, 2))
     row = np.empty((3, 2), dtype=np.int64)
-    tops = np.empty(3)
+    big = np.empty(3)
+    mask = np.zeros((min(3, q1 - q0), (T + 7) // 8 * 8), dtype=np.uint8)
     q = q0
     while q < q1:
         k = min(3, q1 - q)
         if k == 3:
-            _ratio_three(G[q], G[q + 1], G[q + 2], tol, rabs, ybasic, in_block, best, row, tops)
+            ga, gb, gc = G[q], G[q + 1], G[q + 2]
+            p = min(RATIO_PREFIX, T)
+            _ratio_prefix_three(ga, gb, gc, tol, rabs, ybasic, in_block, p, best, row, big,
+                                RATIO_BIG if p < T else 1.0)
+            if p < T:
+                _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, mask[0], mask[1],
+                                   mask[2])
+            for c in range(3):
+                seen_big = _ratio_marked_rows(G[q + c], tol, rabs, ybasic, best[c], row[c],
+                                              mask[c], p, big[c])
+                _ratio_floor(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
+                             big[c], seen_big)
         else:
             for c in range(k):
-                tops[c] = _ratio_pass(G[q + c], tol, rabs, ybasic, in_block, best[c], row[c])
+                _ratio_one_column(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
+                                  mask[c])
         for c in range(k):
-            g = G[q + c]
-            floor = max(tol, rtol * tops[c])
-            if not ((row[c, 0] < 0 or abs(g[row[c, 0]]) > floor)
-                    and (row[c, 1] < 0 or abs(g[row[c, 1]]) > floor)):
-                _ratio_pass(g, floor, rabs, ybasic, in_block, best[c], row[c])
             steps[q + c], rows[q + c] = best[c, 0], row[c, 0]
             steps[m + q + c], rows[m + q + c] = best[c, 1], row[c, 1]
         q += k
