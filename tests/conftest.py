@@ -1,5 +1,7 @@
 """Fixtures; the shared independent truths (literal tree walks, random trees) are in
 ``truths.py``."""
+import signal
+
 import numpy as np
 import pytest
 
@@ -29,3 +31,16 @@ def compiled_engine():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handling during the test, as in an interactive session.
+
+    A job started in the background of a non-interactive shell (``nohup ... &``)
+    inherits SIGINT ignored; gto then leaves it alone (a handler it does not own),
+    so a test that sends itself SIGINT would see nothing happen (or wait for it
+    forever)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -45,6 +45,22 @@ def test_dataframe_fit_and_predict_warn_nothing():
     assert list(clf.feature_names_in_) == ["a", "b"]
 
 
+def test_numeric_dataframe_names_reach_the_tree(tmp_path):
+    """The fitted ``tree_`` of a numeric DataFrame carries its column names (printed,
+    pruned, saved), as a categorical one's does; a plain array leaves them unset."""
+    frame, y = mixed_frame()
+    num = frame[["a", "b"]]
+    clf = gto.GTOClassifier(max_iter=100, alpha=0, random_state=0).fit(num, y)
+    assert clf.tree_.feature_names == ["a", "b"]
+    text = clf.tree_.to_text()
+    assert "x0" not in text and "x1" not in text and ("a" in text or "b" in text)
+    assert clf.tree_.prune().feature_names == ["a", "b"]
+    clf.tree_.save(tmp_path / "t.json")
+    assert gto.Tree.load(tmp_path / "t.json").feature_names == ["a", "b"]
+    plain = gto.GTOClassifier(max_iter=100, alpha=0, random_state=0).fit(num.to_numpy(), y)
+    assert plain.tree_.feature_names is None
+
+
 def test_string_column_export_text_names_the_one_hot_columns(fitted):
     clf = fitted[0]
     text = gto.export_text(clf)  # no names given

@@ -170,18 +170,6 @@ def test_late_write_failure_keeps_the_model_and_says_where(tmp_path, heart_csv, 
 
 
 # -- Ctrl-C ------------------------------------------------------------------------------
-@pytest.fixture
-def default_sigint():
-    """Python's own SIGINT handling during the test, as in an interactive session.
-
-    A job started in the background of a non-interactive shell (``nohup ... &``)
-    inherits SIGINT ignored; gto then leaves it alone (a handler it does not own),
-    so Ctrl-C cannot reach the search and these tests would wait for it forever."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 def _default_sigint_in_child():
     """``preexec_fn``: the child starts with SIGINT at its default (see ``default_sigint``)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -168,7 +168,7 @@ def test_pausing_for_the_limits_does_not_change_the_purification(monkeypatch, de
         np.testing.assert_array_equal(found, runs[0][1])
 
 
-def test_ctrl_c_during_the_greedy_start_stops_its_lps(monkeypatch):
+def test_ctrl_c_during_the_greedy_start_stops_its_lps(monkeypatch, default_sigint):
     """SIGINT during the first LP of the greedy start: the other LPs of the start and the
     refits are skipped (mean splits), the search ends at once, the best tree so far comes
     back (before: every LP of the start and the refits still ran)."""

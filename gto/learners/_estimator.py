@@ -638,8 +638,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                                           warm=warm)
         self.encoding_ = self.result_.get("encoding")
         self.tree_ = self.result_.tree
-        if self.encoding_ is not None and self.tree_.feature_names is None:
-            self.tree_.feature_names = self.tree_feature_names_  # e.g. "colour=red"
+        if self.tree_.feature_names is None:  # a DataFrame's columns, or e.g. "colour=red"
+            self.tree_.feature_names = self.tree_feature_names_
         self.n_iter_ = self.result_.nit
         self.leaf_proba_ = self.tree_.leaf_proba()  # recorded by optimize
         self._fit_inspection(X if self.encoding_ is None else self._tree_input(X), w)
