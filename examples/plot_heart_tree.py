@@ -2,9 +2,10 @@
 Reading and drawing a fitted tree
 =================================
 
-A :class:`gto.GTOClassifier` on the heart data with named columns, one search
-(``alpha=0``, no internal cross-validation, so the example runs in seconds), then
-the tree as text, the importance of each column and the drawing.
+A :class:`gto.GTOClassifier` on the heart data with named columns: one search of a
+tree with at most two features per decision (``alpha=0`` and ``max_features=2``, no
+internal cross-validation), so that each decision reads at a glance; then the tree
+as text, the importance of each column and the drawing.
 """
 import matplotlib.pyplot as plt
 import pandas as pd

@@ -94,11 +94,12 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, dims=DIMENSIONS, r
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="gto experiment figure4", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="results", help="folder for figure4.csv/.md/.png")
+    p.add_argument("--out", default="results", help="folder for figure4.csv/.md/.png (default: results)")
     p.add_argument("--quick", action="store_true", help="1 repeat and 200 iterations")
-    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the repeats")
+    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the repeats (default: -1, all cores)")
     p.add_argument("--max-iter", type=positive_int, default=None, help="iterations per run (10 000)")
-    p.add_argument("--dims", type=int, nargs="+", default=list(DIMENSIONS))
+    p.add_argument("--dims", type=int, nargs="+", default=list(DIMENSIONS),
+                   help=f"dimensions of the generated data (default: {' '.join(map(str, DIMENSIONS))})")
     p.add_argument("--repeats", type=positive_int, default=None, help="data sets per dimension (5)")
     p.add_argument("--peers", nargs="*", default=[], metavar="PEER", choices=list(peers.PEERS),
                    help=f"extra arms among {', '.join(peers.PEERS)} (default none)")

@@ -39,3 +39,18 @@ def test_readme_python_blocks_run_as_written(tmp_path):
     for name in ("tree.png", "regions.png", "heart.csv", "pets.csv"):
         assert (tmp_path / name).stat().st_size > 0, name
     assert not (tmp_path / "gto").exists()  # ran against the package, not a source copy
+
+
+def test_readme_and_user_guide_count_the_default_candidates():
+    """The texts say how many grid points the default internal CV scores and which
+    ``C`` its linear-SVM trees have: the estimator's own default grid."""
+    from gto.learners._estimator import SVM_C_GRID, GTOClassifier
+
+    grid = GTOClassifier()._grid(13)  # heart's 13 features, the tour's data
+    count = ("one", "two", "three", "four", "five", "six", "seven", "eight")[len(grid) - 1]
+    svm_cs = [g["svm_C"] for g in grid if g["alpha"] is None]
+    assert svm_cs == list(SVM_C_GRID)
+    for path in (README, REPO / "docs" / "user_guide.rst"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert f"over {count} candidates" in text or f"scores {count} candidates" in text, path
+        assert re.search(r"0\.1, 0\.3,? (and )?1\b", text), path

@@ -533,10 +533,11 @@ def _add_fit_parser(sub, parents, fmt):
         "fit", parents=parents, formatter_class=fmt,
         help="fit a fixed-structure tree to a CSV file (GTOClassifier's defaults)",
         description="Fit a tree as gto.GTOClassifier does with the same options: by default "
-                    "an internal cross-validation picks the penalty --alpha among the searched "
-                    "trees and 1-norm linear-SVM trees, then refits on all the data (so the "
-                    "same data give the same tree as GTOClassifier(random_state=SEED).fit in "
-                    "Python).  --alpha 0 runs one search without the cross-validation.")
+                    "an internal cross-validation chooses between the unpenalised tabu search "
+                    "and three 1-norm linear-SVM trees, then refits the winner on all the data "
+                    "(so the same data give the same tree as "
+                    "GTOClassifier(random_state=SEED).fit in Python).  --alpha 0 runs one "
+                    "search without the cross-validation.")
     fit_p.add_argument("data", help="CSV file with a header line")
     fit_p.add_argument("--target", default="class", help="class column")
     fit_p.add_argument("--features", help="comma-separated feature columns (default: all but "
@@ -552,8 +553,8 @@ def _add_fit_parser(sub, parents, fmt):
                        help="complete tree of this depth, leaves cycling the classes")
     fit_p.add_argument("--init", default="auto", metavar=f"{{{','.join(INITS)}}} or FILE",
                        help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
-                            "CART, the better wins), or a model file to start from (its "
-                            "structure and decisions)")
+                            "CART, and with --alpha auto also a linear-SVM tree), or a model "
+                            "file to start from (its structure and decisions)")
     fit_p.add_argument("--leaves", default="keep", choices=("keep", "free", "auto"),
                        help="leaf classes of an --init FILE tree: kept, or chosen anew with the "
                             "splits (free; GTOClassifier's leaves; auto: free for a tree with "
@@ -576,8 +577,9 @@ def _add_fit_parser(sub, parents, fmt):
     fit_p.add_argument("--time-limit", type=seconds, default=None,
                        help="seconds for the whole fit, internal CV included (default: no limit)")
     fit_p.add_argument("--alpha", type=_alpha, default="auto",
-                       help="L1 penalty on the weights, a number >= 0, or auto: chosen by the "
-                            "internal CV together with the linear-SVM trees")
+                       help="L1 penalty on the weights, a number >= 0, or auto: "
+                            "the internal CV chooses between the search without penalty and "
+                            "the linear-SVM trees")
     fit_p.add_argument("--max-features", type=_budget, default=None,
                        help="most features per decision, an int, or auto: chosen by the "
                             "internal CV (default: no cap)")

@@ -240,7 +240,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    The default grid, the one-standard-error rule and the starts of the
+    The default grid, the selection rule ("agree") and the starts of the
     unpenalised search were chosen on held-out measurements (stratified 5-fold
     cross-validation over the bundled data sets, ``python -m
     experiments.selection`` and ``python -m experiments.quality``); the tables
