@@ -383,6 +383,18 @@ def test_no_process_outlives_the_cli_with_jobs(data_csv, tmp_path):
     assert out.stdout.split() == ["0", "0"], out.stderr  # exit 0, no process left behind
 
 
+def test_the_cli_default_fit_with_jobs_leaks_nothing(data_csv, tmp_path):
+    """``gto fit --jobs 2`` with the default internal CV: exit 0, no process left
+    behind, and no "leaked semaphore objects" from the resource tracker at exit
+    (before: the idle workers were killed rather than let go)."""
+    out = subprocess.run([sys.executable, "-c", SUBREAPER, "fit", str(data_csv), "--jobs", "2",
+                          "-q", "-o", str(tmp_path / "m.json")], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", "0"], out.stderr
+    assert "leaked" not in out.stderr, out.stderr
+
+
 # -- sizes that cannot fit ---------------------------------------------------------------------
 def test_a_tree_too_big_for_memory_refused_at_once(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(_memory, "available_bytes", lambda: 16 * 2**30)

@@ -657,10 +657,12 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_fit_args(parser, args)
+    ended = False
     try:
         code = args.run(args) or 0
         if sys.stdout is not None:
             sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        ended = True
         return code
     except (UsageError, DataError) as exc:
         _error(exc)
@@ -679,7 +681,7 @@ def main(argv=None):
         _error("interrupted", prefix="gto: ")
         return 130
     finally:
-        stop_workers()  # none outlive the command (also after Ctrl-C)
+        stop_workers(kill=not ended)  # none outlive the command (also after Ctrl-C)
 
 
 def _error(message, prefix="gto: error: "):

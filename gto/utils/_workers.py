@@ -50,23 +50,31 @@ def _reusable_executor():
     return getattr(reusable, "_executor", None)
 
 
-def stop_workers():
-    """Shut loky's reusable worker processes down now (they otherwise idle 300 s)."""
+def stop_workers(kill=False):
+    """Shut loky's reusable worker processes down now (they otherwise idle 300 s).
+
+    Idle workers are let go and exit at once; ``kill`` (after Ctrl-C or an error,
+    when they may still be working) kills them where they stand.  Killing idle
+    workers is not harmless: their queues' semaphores leak, and the resource
+    tracker says so at exit ("leaked semaphore objects")."""
     executor = _reusable_executor()
     if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)
+        executor.shutdown(wait=True, kill_workers=kill)
 
 
 @contextmanager
 def no_workers_left():
     """Around a ``joblib.Parallel`` run: if the run started loky's reusable workers
     (none were running before), shut them down when it ends, normally or not, so that
-    no worker process outlives the call.  Workers the caller already had are left
-    running for the caller (joblib reuses them)."""
+    no worker process outlives the call (let go if the run ended, killed if it was
+    interrupted or failed: see :func:`stop_workers`).  Workers the caller already had
+    are left running for the caller (joblib reuses them)."""
     before = _reusable_executor()
+    ended = False
     try:
         yield
+        ended = True
     finally:
         after = _reusable_executor()
         if after is not None and after is not before:
-            after.shutdown(wait=True, kill_workers=True)
+            after.shutdown(wait=True, kill_workers=not ended)
