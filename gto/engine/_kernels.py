@@ -635,8 +635,9 @@ def simple_product_terms(d, ELt, ERt, LE, weight, plan, P):
     0, 1, L1, L1 + 1 and C are written: the degrees are at most 1 and no reader
     goes past them.
 
-    C first, then each side, each in a pass of its own over the points (fewer
-    live values than one loop doing it all: ~2x faster, docs/speed.md)."""
+    C first, then each side, in passes of their own over the points: short loops
+    without data-dependent branches (docs/speed.md, "The product's leaf terms in
+    passes")."""
     L1 = (P.shape[0] - 4) // 2
     _constant_row(LE, weight, plan, P[2 * L1])
     deg_l = _side_rows(LE, ELt[d], plan[0], P[0], P[1])
@@ -675,12 +676,15 @@ def _constant_row(LE, weight, plan, pc):
 def _side_rows(LE, e, ks, p0, p1):
     """One side's rows of :func:`simple_product_terms`: ``p0, p1 = b, 0 * b + 1``
     with ``b = LE[i, k] - e[i]`` where point i has a leaf ``k = ks[i]`` on the side,
-    else 1, 0.  Returns the degree (1 if some point has a leaf on the side)."""
+    else 1, 0.  Returns the degree (1 if some point has a leaf on the side).  The
+    leaf errors are gathered into ``p0`` first (no condition), so the selects run
+    in a pass LLVM vectorises: no branch on ``k``, which varies point by point."""
+    for i in range(p0.shape[0]):
+        p0[i] = LE[i, max(ks[i], 0)]
     deg = False
     for i in range(p0.shape[0]):
-        k = ks[i]
-        b = LE[i, max(k, 0)] - e[i]
-        ok = k >= 0
+        b = p0[i] - e[i]
+        ok = ks[i] >= 0
         p0[i] = b if ok else 1.0
         p1[i] = 0.0 * b + 1.0 if ok else 0.0
         deg |= ok
