@@ -80,6 +80,67 @@ def test_leaf_terms_take_the_general_path_where_a_side_holds_two_class_leaves():
     np.testing.assert_array_equal(degrees, want_degrees)
 
 
+def _simple_case(rng, N=300, K=9, D=4, A=5):
+    """Leaves, sides and class leaves where every decision is simple: below decision
+    d, three leaves on each side, and each point has at most one of them per side
+    (rejection), plus up to A leaves in random order; leaf errors with zeros, inf
+    and NaN, decision errors with inf and NaN, some zero weights."""
+    sides = np.zeros((K, D), dtype=np.int64)
+    for d in range(D):
+        below = rng.permutation(K)[:6]
+        sides[below[:3], d], sides[below[3:], d] = -1, 1
+    point_leaves = np.full((N, A), -1, dtype=np.int64)
+    for i in range(N):
+        while True:
+            leaves = rng.permutation(K)[: rng.integers(0, A + 1)]
+            s = sides[leaves]
+            if ((s < 0).sum(0) <= 1).all() and ((s > 0).sum(0) <= 1).all():
+                break
+        point_leaves[i, : len(leaves)] = leaves
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, 1e-300]
+    LE = np.where(rng.random((N, K)) < 0.1, rng.choice(special, (N, K)), rng.uniform(0, 3, (N, K)))
+    ELt, ERt = (np.where(rng.random((D, N)) < 0.05, rng.choice(special, (D, N)),
+                         rng.uniform(0, 3, (D, N))) for _ in range(2))
+    weight = rng.uniform(0.5, 2, N) * (rng.random(N) > 0.05)
+    return LE, ELt, ERt, point_leaves, sides, weight
+
+
+def _literal_simple_terms(LE, ELt, ERt, point_leaves, sides, weight, d):
+    """Rows PL0, PL1, PR0, PR1, C and the degrees of ``simple_product_terms``, from its
+    docstring: b = LE[i, k] - E[d, i] and (b, 0 * b + 1) for the leaf k on a side,
+    (1, 0) without one; C = weight[i] times the other class leaves' errors in order."""
+    rows = np.empty((5, len(weight)))
+    for i in range(len(weight)):
+        rows[:, i] = (1.0, 0.0, 1.0, 0.0, weight[i])
+        for k in point_leaves[i][point_leaves[i] >= 0]:
+            s = int(sides[k, d])
+            if s == 0:
+                rows[4, i] = rows[4, i] * LE[i, k]
+            else:
+                b = LE[i, k] - (ELt if s < 0 else ERt)[d, i]
+                rows[1 + s: 3 + s, i] = (b, 0.0 * b + 1.0)
+    return rows, (int((rows[1] != 0).any()), int((rows[3] != 0).any()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simple_product_terms_give_the_bits_of_their_formulas(seed):
+    """Every written value, NaN and inf included, bit for bit; the other rows untouched."""
+    rng = np.random.default_rng(seed)
+    LE, ELt, ERt, point_leaves, sides, weight = _simple_case(rng)
+    plan = K.leaf_plan(point_leaves, sides)
+    L1 = point_leaves.shape[1] + 1
+    for d in range(sides.shape[1]):
+        assert plan[d, 0, 0] != K.NOT_SIMPLE
+        P = np.full((2 * L1 + 4, len(weight)), 7.0)
+        with np.errstate(invalid="ignore", over="ignore"):
+            want, want_degrees = _literal_simple_terms(LE, ELt, ERt, point_leaves, sides, weight, d)
+        assert K.simple_product_terms(d, ELt, ERt, LE, weight, plan[d], P) == want_degrees
+        written = [0, 1, L1, L1 + 1, 2 * L1]
+        np.testing.assert_array_equal(P[written].view(np.int64), want.view(np.int64))
+        assert (np.delete(P, written, axis=0) == 7.0).all()
+    assert np.isnan(want).any() and np.isinf(want).any()
+
+
 def _ratio_reference(G, rabs, ybasic, in_block, tol, rtol):
     """The ratio tests literally, in Python: per edge and sign the first row, in
     order, with ``|r| < best * |g|`` (|g| above the threshold, the sign's slot),

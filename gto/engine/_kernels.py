@@ -592,15 +592,16 @@ def leaf_terms(ELt, ERt, LE, point_leaves, sides, weight, terms, degrees, stale,
 @njit(cache=True)
 def leaf_plan(point_leaves, sides):
     """Per decision d and point i, i's class leaves by their side of d, for
-    :func:`simple_product_terms`: ``[d, i, 0]`` the leaf left of d, ``[d, i, 1]`` the
-    leaf right of d (-1: none), ``[d, i, 2:]`` the leaves not below d in
-    ``point_leaves`` order (-1 padded); ``[d, 0, 0]`` is :data:`NOT_SIMPLE` where
-    some point has two class leaves on one side of d (the general path then).
-    ``point_leaves`` and ``sides`` are fixed for a search: made once, it spares
-    the terms a data-dependent branch per leaf."""
+    :func:`simple_product_terms`: ``[d, 0, i]`` the leaf left of d, ``[d, 1, i]`` the
+    leaf right of d (-1: none), ``[d, 2:, i]`` the leaves not below d in
+    ``point_leaves`` order, from row 2 on (-1 after them); ``[d, 0, 0]`` is
+    :data:`NOT_SIMPLE` where some point has two class leaves on one side of d (the
+    general path then).  Points run along the last axis, so that the terms read
+    each row in order.  ``point_leaves`` and ``sides`` are fixed for a search: made
+    once, it spares the terms a data-dependent branch per leaf."""
     N, A = point_leaves.shape
     D = sides.shape[1]
-    plan = np.full((D, max(N, 1), 2 + A), -1, dtype=np.int64)
+    plan = np.full((D, 2 + A, max(N, 1)), -1, dtype=np.int64)
     for d in range(D):
         simple = True
         for i in range(N):
@@ -612,12 +613,12 @@ def leaf_plan(point_leaves, sides):
                 s = sides[k, d]
                 j = 0 if s < 0 else 1
                 if s == 0:
-                    plan[d, i, 2 + n0] = k
+                    plan[d, 2 + n0, i] = k
                     n0 += 1
-                elif plan[d, i, j] >= 0:
+                elif plan[d, j, i] >= 0:
                     simple = False
                 else:
-                    plan[d, i, j] = k
+                    plan[d, j, i] = k
         if not simple:
             plan[d, 0, 0] = NOT_SIMPLE
     return plan
@@ -626,32 +627,68 @@ def leaf_plan(point_leaves, sides):
 @njit(cache=True)
 def simple_product_terms(d, ELt, ERt, LE, weight, plan, P):
     """:func:`product_terms` where every point has at most one class leaf on each
-    side of d (``plan``: decision d's :func:`leaf_plan`), branch-free and with
-    the same arithmetic, so the same bits: PL = (base_l + el) or 1, PR likewise,
-    C the weight times the leaves not below d in order.  Only rows 0, 1, L1, L1 + 1
-    and C are written: the degrees are at most 1 and no reader goes past them."""
+    side of d (``plan``: decision d's :func:`leaf_plan`), with the same arithmetic,
+    so the same bits.  Per point i, with ``kl = plan[0, i]`` and ``kr = plan[1, i]``:
+    ``bl = LE[i, kl] - ELt[d, i]``, PL = (bl, 0 * bl + 1) (NaN where bl is) or
+    (1, 0) where ``kl < 0``; PR likewise from ``kr`` and ``ERt``; C = weight[i]
+    times ``LE[i, k]`` over the leaves ``plan[2:, i]``, in that order.  Only rows
+    0, 1, L1, L1 + 1 and C are written: the degrees are at most 1 and no reader
+    goes past them.
+
+    C first, then each side, in passes of their own over the points: short loops
+    without data-dependent branches (docs/speed.md, "The product's leaf terms in
+    passes")."""
     L1 = (P.shape[0] - 4) // 2
-    pl0, pl1, pr0, pr1, pc = P[0], P[1], P[L1], P[L1 + 1], P[2 * L1]
-    eld, erd = ELt[d], ERt[d]
-    deg_l = 0
-    deg_r = 0
-    for i in range(P.shape[1]):
-        kl = plan[i, 0]
-        kr = plan[i, 1]
-        bl = LE[i, max(kl, 0)] - eld[i]
-        br = LE[i, max(kr, 0)] - erd[i]
-        pl0[i] = bl if kl >= 0 else 1.0
-        pl1[i] = 0.0 * bl + 1.0 if kl >= 0 else 0.0
-        pr0[i] = br if kr >= 0 else 1.0
-        pr1[i] = 0.0 * br + 1.0 if kr >= 0 else 0.0
-        deg_l = max(deg_l, 1 if kl >= 0 else 0)
-        deg_r = max(deg_r, 1 if kr >= 0 else 0)
-        c = weight[i]
-        for a in range(2, plan.shape[1]):
-            k = plan[i, a]
-            c *= LE[i, max(k, 0)] if k >= 0 else 1.0
-        pc[i] = c
+    _constant_row(LE, weight, plan, P[2 * L1])
+    deg_l = _side_rows(LE, ELt[d], plan[0], P[0], P[1])
+    deg_r = _side_rows(LE, ERt[d], plan[1], P[L1], P[L1 + 1])
     return deg_l, deg_r
+
+
+@njit(cache=True, inline="always")
+def _constant_row(LE, weight, plan, pc):
+    """``pc[i] = weight[i] * LE[i, k1] * LE[i, k2] ...`` over the leaves ``k`` of
+    ``plan[2:, i]`` (:func:`simple_product_terms`' C), one plan row a pass.  A missing
+    leaf is a factor 1.0, exact; :func:`leaf_plan` fills the rows from row 2 on, so
+    the first row without a leaf for any point ends the product."""
+    N = pc.shape[0]
+    n = 0
+    for a in range(2, plan.shape[0]):
+        top = -1
+        for i in range(N):
+            top = max(top, plan[a, i])
+        if top < 0:
+            break
+        n += 1
+    if n == 0:
+        for i in range(N):
+            pc[i] = weight[i]
+    for a in range(2, 2 + n):
+        ks = plan[a]
+        src = weight if a == 2 else pc
+        for i in range(N):
+            k = ks[i]
+            v = LE[i, max(k, 0)]
+            pc[i] = src[i] * (v if k >= 0 else 1.0)
+
+
+@njit(cache=True, inline="always")
+def _side_rows(LE, e, ks, p0, p1):
+    """One side's rows of :func:`simple_product_terms`: ``p0, p1 = b, 0 * b + 1``
+    with ``b = LE[i, k] - e[i]`` where point i has a leaf ``k = ks[i]`` on the side,
+    else 1, 0.  Returns the degree (1 if some point has a leaf on the side).  The
+    leaf errors are gathered into ``p0`` first (no condition), so the selects run
+    in a pass LLVM vectorises: no branch on ``k``, which varies point by point."""
+    for i in range(p0.shape[0]):
+        p0[i] = LE[i, max(ks[i], 0)]
+    deg = False
+    for i in range(p0.shape[0]):
+        b = p0[i] - e[i]
+        ok = ks[i] >= 0
+        p0[i] = b if ok else 1.0
+        p1[i] = 0.0 * b + 1.0 if ok else 0.0
+        deg |= ok
+    return int(deg)
 
 
 @njit(cache=True, inline="always")
