@@ -94,9 +94,10 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, dims=DIMENSIONS, r
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="gto experiment figure4", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="results", help="folder for figure4.csv/.md/.png (default: results)")
+    p.add_argument("--out", default="results", help="folder for figure4.csv/.md/.png (default: %(default)s)")
     p.add_argument("--quick", action="store_true", help="1 repeat and 200 iterations")
-    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the repeats (default: -1, all cores)")
+    p.add_argument("--jobs", type=jobs, default=-1,
+                   help="joblib workers for the repeats (default: %(default)s, all cores)")
     p.add_argument("--max-iter", type=positive_int, default=None, help="iterations per run (10 000)")
     p.add_argument("--dims", type=int, nargs="+", default=list(DIMENSIONS),
                    help=f"dimensions of the generated data (default: {' '.join(map(str, DIMENSIONS))})")

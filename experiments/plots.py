@@ -77,10 +77,10 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="gto experiment plots", description=__doc__.splitlines()[0])
     p.add_argument("pictures", nargs="*", metavar="PICTURE",
                    help=f"any of {', '.join(PICTURES)} (default all)")
-    p.add_argument("--out", default="results", help="folder for the pictures (default: results)")
+    p.add_argument("--out", default="results", help="folder for the pictures (default: %(default)s)")
     p.add_argument("--table1-csv", help="Table 1 CSV (default OUT/table1.csv)")
     p.add_argument("--max-iter", type=int, default=10_000,
-                   help="iterations per search of figure1 and history (default: 10000)")
+                   help="iterations per search of figure1 and history (default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true", help="accepted for the gto command")
     args = p.parse_args(argv)
     unknown = set(args.pictures) - set(PICTURES)

@@ -123,10 +123,11 @@ def run(out="results", quick=False, n_jobs=-1, max_iter=None, peer_names=(), mip
 def parser():
     p = argparse.ArgumentParser(prog="gto experiment table1",
                                 description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="results", help="folder for table1.csv and table1.md (default: results)")
+    p.add_argument("--out", default="results", help="folder for table1.csv and table1.md (default: %(default)s)")
     p.add_argument("--quick", action="store_true",
                    help="one fold / repeat per data set and 200 iterations (smoke run)")
-    p.add_argument("--jobs", type=jobs, default=-1, help="joblib workers for the splits (default: -1, all cores)")
+    p.add_argument("--jobs", type=jobs, default=-1,
+                   help="joblib workers for the splits (default: %(default)s, all cores)")
     p.add_argument("--max-iter", type=positive_int, default=None, help="iterations per run (10 000)")
     p.add_argument("--peers", nargs="*", default=list(peers.PEERS), metavar="PEER",
                    choices=list(peers.PEERS),
