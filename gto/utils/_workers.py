@@ -77,4 +77,4 @@ def no_workers_left():
     finally:
         after = _reusable_executor()
         if after is not None and after is not before:
-            after.shutdown(wait=True, kill_workers=not ended)
+            stop_workers(kill=not ended)
