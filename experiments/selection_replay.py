@@ -31,6 +31,7 @@ import os
 import time
 
 import numpy as np
+from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
@@ -67,7 +68,7 @@ def _timed_scores(clf, tree, X, y, grid, rows, folds, budget, warm=None):
         for k, (train, test) in enumerate(folds):
             t0 = time.process_time()
             w0 = None if warm is None else warm[i, k]
-            _, fitted = E._fold_score(clf, tree, X, y, None, grid[i], train, test, None, budget,
+            *_, fitted = E._fold_score(clf, tree, X, y, None, grid[i], train, test, None, budget,
                                       w0)
             secs[i, k] = time.process_time() - t0
             trees[i, k] = fitted
@@ -75,8 +76,18 @@ def _timed_scores(clf, tree, X, y, grid, rows, folds, budget, warm=None):
     return recs, trees, secs
 
 
-def record(split):
-    """Everything a selection rule needs for one outer split (see the module doc)."""
+def repeat_seed(seed, repeat):
+    """The shuffle seed of the internal CV's inner split number ``repeat`` (0: the
+    estimator's own, ``seed``; None stays None)."""
+    if seed is None or repeat == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, repeat]).generate_state(1)[0] % 2**31)
+
+
+def record(split, repeat=0):
+    """Everything a selection rule needs for one outer split (see the module doc);
+    ``repeat`` > 0: the same candidates on another inner split of the same points
+    (a stratified shuffle seeded by :func:`repeat_seed`), without the outer refits."""
     scaler = MinMaxScaler().fit(split.X_train)
     X, Z = scaler.transform(split.X_train), scaler.transform(split.X_test)
     y = split.y_train
@@ -86,6 +97,10 @@ def record(split):
     tree = clf._initial_tree(X.shape[1])
     grid = clf._grid(X.shape[1])
     Xs, ys, _, folds = clf._folds(X, y, None)
+    if repeat:
+        splitter = StratifiedKFold(len(folds), shuffle=True,
+                                   random_state=repeat_seed(split.seed, repeat))
+        folds = list(splitter.split(Xs, ys))
     svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
     searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
     first, trees1, s1 = _timed_scores(clf, tree, Xs, ys, grid, svm, folds, None)
@@ -98,13 +113,14 @@ def record(split):
     budget = (E.contender_iter(clf.max_iter), min(clf.restarts, E.CONTENDER_RESTARTS))
     second, _, s2 = _timed_scores(clf, tree, Xs, ys, grid, searched, folds, budget, warm)
     outer = {}
-    for i in svm + searched:
+    for i in [] if repeat else svm + searched:
         t0 = time.process_time()
         res = clf._fit_tree(tree, X, y, None, grid[i], 1)
         outer[i] = {"test": 100 * float(np.mean(res.tree.predict(Z) != split.y_test)),
                     "train": 100 * float(np.mean(res.tree.predict(X) != y)),
                     "seconds": time.process_time() - t0}
-    return {"dataset": split.dataset, "split": split.split, "n_folds": len(folds),
+    return {"dataset": split.dataset, "split": split.split, "repeat": repeat,
+            "n_folds": len(folds),
             "grid": [{k: v for k, v in g.items()} for g in grid],
             "first": {f"{i},{k}": r for (i, k), r in first.items()},
             "second": {f"{i},{k}": r for (i, k), r in second.items()},
@@ -120,15 +136,16 @@ def load(path):
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def collect(data, path):
-    """Record every split of ``data`` not yet in ``path`` (appending as they finish)."""
+def collect(data, path, repeat=0):
+    """Record every split of ``data`` not yet in ``path`` (appending as they finish);
+    ``repeat``: the inner split (:func:`record`)."""
     done = {(r["dataset"], r["split"]) for r in load(path)}
     with open(path, "a") as fh:
         for split in quality.splits(data):
             if (split.dataset, split.split) in done:
                 continue
             t0 = time.process_time()
-            rec = record(split)
+            rec = record(split, repeat)
             rec["cpu"] = time.process_time() - t0
             fh.write(json.dumps(rec) + "\n")
             fh.flush()
@@ -140,6 +157,17 @@ def matrices(rec, stage="second"):
     """``(folds, grid, per-fold stats)`` of one record, the searched rows from ``stage``
     ("first" or "second"): ``stats[name]`` (G, K) per-fold accuracy, Brier and log-loss
     (Laplace-smoothed leaf frequencies), and the per-point arrays for paired use."""
+    key = (id(rec), stage)
+    if key not in _MATRICES:
+        _MATRICES[key] = (rec, _matrices(rec, stage))
+    stats, points = _MATRICES[key][1]
+    return {k: v.copy() for k, v in stats.items()}, dict(points)
+
+
+_MATRICES = {}  # (id(record), stage) -> (record, its matrices): replays read each many times
+
+
+def _matrices(rec, stage):
     grid, K = rec["grid"], rec["n_folds"]
     out = {"acc": np.zeros((len(grid), K)), "brier": np.zeros((len(grid), K)),
            "logloss": np.zeros((len(grid), K))}
@@ -153,8 +181,9 @@ def matrices(rec, stage="second"):
             true = np.asarray(r["true"])
             p = (counts + 1) / (counts.sum(axis=1, keepdims=True) + counts.shape[1])
             ll = -np.log(p[np.arange(len(true)), true])
-            brier = np.array([S.laplace_brier(counts[j:j + 1], true[j:j + 1])
-                              for j in range(len(true))])
+            onehot = np.zeros_like(p)
+            onehot[np.arange(len(true)), true] = 1.0
+            brier = 1.0 - ((p - onehot) ** 2).sum(axis=1)  # S.laplace_brier per point
             out["acc"][i, k] = hit.mean()
             out["brier"][i, k] = S.laplace_brier(counts, true)
             out["logloss"][i, k] = -ll.mean()
@@ -372,18 +401,177 @@ def replay_table(records, rules=RULES, stage="halving"):
     return "\n".join(lines)
 
 
+# -- more inner splits ----------------------------------------------------------------------
+def _stacked(acc, brier):
+    return np.stack([acc, brier])
+
+
+def _choose(scores, grid):
+    return S.choose("agree", scores, grid, [E._complexity(g, 1e9) for g in grid])
+
+
+def staged_all(recs):
+    """The halving's (2, G, sum K) scores over the inner splits of ``recs`` at once (a
+    repeated CV: the contenders' bars from all folds, a contender's second stage on all
+    of them)."""
+    first = [matrices(r, "first")[0] for r in recs]
+    acc = np.hstack([f["acc"] for f in first])
+    brier = np.hstack([f["brier"] for f in first])
+    svm, searched = _svm_rows(recs[0]["grid"]), _search_rows(recs[0]["grid"])
+    if acc[svm].mean(axis=1).max() >= 1 - 1e-12:
+        acc[searched] = brier[searched] = np.nan
+        return _stacked(acc, brier)
+    bars = S.contender_bars("agree", _stacked(acc, brier), svm)
+    second = [matrices(r, "second")[0] for r in recs]
+    for i in searched:
+        if all([acc, brier][j][i].mean() >= bar - 1e-12 for j, bar in bars):
+            acc[i] = np.hstack([m["acc"][i] for m in second])
+            brier[i] = np.hstack([m["brier"][i] for m in second])
+    return _stacked(acc, brier)
+
+
+def contender_scores(rec):
+    """(2, G, K) scores of one inner split: the SVM trees, the search's second stage."""
+    m = matrices(rec, "second")[0]
+    return _stacked(m["acc"], m["brier"])
+
+
+def close_call(scores, svm, row, spread="svm"):
+    """Whether searched ``row``'s "agree" call against the SVM trees ``svm`` is close:
+    neither a clear pass (every mean above its bar by a standard error) nor a clear fail
+    (some mean below its bar by a standard error; the contenders' bars).  ``spread``:
+    whose standard error, "svm" (the SVM tree the bar comes from, as the contenders'
+    bars), "search" (the searched row's own), "paired" (of the per-fold differences)."""
+    lower, upper = [], []
+    for j, bar in S.bars(scores, svm):
+        src = svm[int(np.argmax(scores[j, svm].mean(axis=1)))]
+        se = S.standard_error({"svm": scores[j, src], "search": scores[j, row],
+                               "paired": scores[j, row] - scores[j, src]}[spread])
+        m = scores[j, row].mean()
+        lower.append(m >= bar - se - 1e-12)
+        upper.append(m > bar + se + 1e-12)
+    return all(lower) and not all(upper)
+
+
+def repeat_rule(when, spread="svm", svm_all=False, vote=False):
+    """"agree" over the inner splits ``recs`` (the first the estimator's) ``when``:
+    "never" (the estimator now), "always" (:func:`staged_all`), "close"
+    (:func:`close_call` on the first split's halving; then the SVM trees and the
+    search, its second stage, on every split); ``svm_all``: the SVM trees on every
+    split always (the search judged on the first split's folds unless close; ``spread``
+    None: never repeated);
+    ``vote``: on a close call the search only if "agree" picks it on every split
+    alone, instead of on the pooled folds."""
+    def rule(recs):
+        rec, grid = recs[0], recs[0]["grid"]
+        if when == "always":
+            return _choose(staged_all(recs), grid)
+        scores = _stacked(*staged(rec, "agree"))
+        svm, row = _svm_rows(grid), _search_rows(grid)[0]
+        pooled = np.concatenate([scores] + [contender_scores(r) for r in recs[1:]], axis=2)
+        if np.isnan(scores[0, row]).any() or when == "never":
+            return _choose(scores, grid)
+        if svm_all:  # the search's first-split scores repeated: its means stay the first's
+            scores = pooled.copy()
+            scores[:, row] = np.tile(scores[:, row, :rec["n_folds"]], len(recs))
+        if spread is None or not close_call(scores, svm, row, spread):
+            return _choose(scores, grid)
+        if not vote:
+            return _choose(pooled, grid)
+        picks = [_choose(scores[:, :, :rec["n_folds"]], grid)] + [
+            _choose(contender_scores(r), grid) for r in recs[1:]]
+        if all(p == row for p in picks):
+            return row
+        return svm[_choose(pooled[:, svm], [grid[i] for i in svm])]
+    return rule
+
+
+def _alone(r):
+    def rule(recs):
+        return _choose(_stacked(*staged(recs[r], "agree")), recs[0]["grid"])
+    return rule
+
+
+REPEAT_RULES = {
+    "agree, first split (now)": repeat_rule("never"),
+    "agree, every split always": repeat_rule("always"),
+    "agree, every split on close calls": repeat_rule("close"),
+    "... close by the search's own standard error": repeat_rule("close", "search"),
+    "... close by the paired standard error": repeat_rule("close", "paired"),
+    "... the search only if picked on every split alone": repeat_rule("close", vote=True),
+    "SVM trees on every split always, the search on close calls": repeat_rule(
+        "close", svm_all=True),
+    "SVM trees on every split always, the search on the first": repeat_rule(
+        "close", svm_all=True, spread=None),
+}
+
+
+def repeat_table(records, more, rules=REPEAT_RULES):
+    """:func:`replay_table`'s layout for the rules over several inner splits: records of
+    the first split joined with ``more`` (a list, per further inner split, of its
+    records) by data set and outer split; then "agree" on each split alone (how much
+    the table moves with the inner shuffle)."""
+    keyed = [{(r["dataset"], r["split"]): r for r in m} for m in more]
+    groups = [[r] + [k[r["dataset"], r["split"]] for k in keyed] for r in records
+              if all((r["dataset"], r["split"]) in k for k in keyed)]
+    rules = {**rules, **{f"agree, inner split {r + 1} alone": _alone(r)
+                         for r in range(len(more) + 1)}}
+    sets = [d for d in ORDER if any(g[0]["dataset"] == d for g in groups)]
+    lines = ["| rule | " + " | ".join(sets) + " |", "|---" * (len(sets) + 1) + "|"]
+    for name, rule in rules.items():
+        err = {}
+        for g in groups:
+            err.setdefault(g[0]["dataset"], []).append(g[0]["outer"][str(rule(g))]["test"])
+        lines.append(f"| {name} | " + " | ".join(f"{np.mean(err[d]):.1f}" for d in sets) + " |")
+    return "\n".join(lines + ["", close_calls(groups)])
+
+
+def close_calls(groups):
+    """Per data set, the first split's close calls (:func:`close_call`) and what the
+    pooled splits did with them: ``close / changed (better, worse held out)``."""
+    now, pooled = REPEAT_RULES["agree, first split (now)"], REPEAT_RULES[
+        "agree, every split on close calls"]
+    count = {}
+    for g in groups:
+        c = count.setdefault(g[0]["dataset"], [0, 0, 0, 0])
+        a, b = now(g), pooled(g)
+        scores = _stacked(*staged(g[0], "agree"))
+        grid = g[0]["grid"]
+        row = _search_rows(grid)[0]
+        c[0] += bool(not np.isnan(scores[0, row]).any()
+                     and close_call(scores, _svm_rows(grid), row))
+        if a != b:
+            ta, tb = g[0]["outer"][str(a)]["test"], g[0]["outer"][str(b)]["test"]
+            c[1] += 1
+            c[2] += tb < ta
+            c[3] += tb > ta
+    return "close calls / changed by the pooled splits (better, worse held out): " + ", ".join(
+        f"{d} {count[d][0]}/{count[d][1]} ({count[d][2]}, {count[d][3]})"
+        for d in ORDER if d in count)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m experiments.selection_replay",
                                 description=__doc__.splitlines()[0])
     p.add_argument("--data", nargs="+", default=list(ORDER))
     p.add_argument("--out", default="/tmp/selection_replay")
     p.add_argument("--replay", action="store_true", help="replay the recorded rules only")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="inner splits: with R > 1 also record the candidates on inner splits "
+                        "1 .. R-1 (replay-repeat{r}.jsonl) and replay the rules over them")
     args = p.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "replay.jsonl")
+    more = [os.path.join(args.out, f"replay-repeat{r}.jsonl") for r in range(1, args.repeats)]
     if not args.replay:
         collect(args.data, path)
-    print(replay_table([r for r in load(path) if r["dataset"] in args.data]))
+        for r, other in enumerate(more, 1):
+            collect(args.data, other, repeat=r)
+    records = [r for r in load(path) if r["dataset"] in args.data]
+    if not more:
+        print(replay_table(records))
+        return
+    print(repeat_table(records, [load(m) for m in more]))
 
 
 if __name__ == "__main__":
