@@ -518,11 +518,17 @@ def repeat_table(records, more, rules=REPEAT_RULES):
                          for r in range(len(more) + 1)}}
     sets = [d for d in ORDER if any(g[0]["dataset"] == d for g in groups)]
     lines = ["| rule | " + " | ".join(sets) + " |", "|---" * (len(sets) + 1) + "|"]
+    alone = []
     for name, rule in rules.items():
         err = {}
         for g in groups:
             err.setdefault(g[0]["dataset"], []).append(g[0]["outer"][str(rule(g))]["test"])
         lines.append(f"| {name} | " + " | ".join(f"{np.mean(err[d]):.1f}" for d in sets) + " |")
+        if "alone" in name:
+            alone.append({d: np.mean(err[d]) for d in sets})
+    lines.append("| agree, one inner split: mean (lowest-highest) over the splits | " + " | ".join(
+        f"{np.mean([a[d] for a in alone]):.2f} ({min(a[d] for a in alone):.2f}-"
+        f"{max(a[d] for a in alone):.2f})" for d in sets) + " |")
     return "\n".join(lines + ["", close_calls(groups)])
 
 
