@@ -20,8 +20,15 @@ file (a rerun skips the splits already there); ``--replay`` then reads them and
 prints the held-out error of every selection rule of :data:`RULES` per data set
 in seconds.
 
+``--repeats R`` also records the same candidates on R - 1 further inner splits of
+the same points (stratified shuffles seeded by :func:`repeat_seed`; no outer
+refits; ``replay-repeat{r}.jsonl``, reruns skip what is done) and replays
+:data:`REPEAT_RULES`, the rules that average over several inner splits (always,
+or only for close calls, :func:`close_call`), and "agree" on each split alone.
+
     python -m experiments.selection_replay --data heart liver --out /tmp/replay
     python -m experiments.selection_replay --replay --out /tmp/replay
+    python -m experiments.selection_replay --repeats 5 --out /tmp/replay
 """
 from __future__ import annotations
 
@@ -566,6 +573,8 @@ def main(argv=None):
                    help="inner splits: with R > 1 also record the candidates on inner splits "
                         "1 .. R-1 (replay-repeat{r}.jsonl) and replay the rules over them")
     args = p.parse_args(argv)
+    if args.repeats < 1:
+        p.error(f"--repeats must be at least 1 (the estimator's own inner split), got {args.repeats}")
     os.makedirs(args.out, exist_ok=True)
     path = os.path.join(args.out, "replay.jsonl")
     more = [os.path.join(args.out, f"replay-repeat{r}.jsonl") for r in range(1, args.repeats)]
