@@ -337,20 +337,26 @@ def exact_errors(Zt, p, sides, child_kind, child_index, leaf_ok, ELt, ERt, LE, w
     ERt.T @ SR.T`` (``SL``, ``SR``: ``sides`` == -1, +1 as 0/1 floats), which
     BLAS sums in decision order: a sum over the decisions in order, each term
     times its 0/1 coefficient (so that inf and NaN errors spread as there), per
-    side, then left plus right."""
+    side, then left plus right.  A leaf's sums run as passes over the points
+    (one a decision), which LLVM vectorises; each point's additions stay in
+    decision order."""
     D, N = Zt.shape
     K = sides.shape[0]
     for d in range(D):
         for i in range(N):
             ELt[d, i], ERt[d, i] = _side_errors(Zt[d, i], p)
-    for i in range(N):
-        for k in range(K):
-            left = 0.0
-            right = 0.0
-            for d in range(D):
-                left += ELt[d, i] * (1.0 if sides[k, d] == -1 else 0.0)
-                right += ERt[d, i] * (1.0 if sides[k, d] == 1 else 0.0)
-            LE[i, k] = left + right
+    left, right = np.empty(N), np.empty(N)
+    for k in range(K):
+        left[:] = 0.0
+        right[:] = 0.0
+        for d in range(D):
+            cl = 1.0 if sides[k, d] == -1 else 0.0
+            cr = 1.0 if sides[k, d] == 1 else 0.0
+            for i in range(N):
+                left[i] += ELt[d, i] * cl
+                right[i] += ERt[d, i] * cr
+        for i in range(N):
+            LE[i, k] = left[i] + right[i]
     wrong[:] = misclassified(Zt, child_kind, child_index, leaf_ok)
 
 
