@@ -329,3 +329,86 @@ def test_vertex_update_gives_the_bits_of_a_literal_update(objective, seed):
         assert sums == literal
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def _hinge_heavy_values(rng, shape):
+    """Decision values with ties at the hinge (z = -1, 0, 1 exactly, a few ulps
+    off), at the boundary tolerance, +-inf (errors inf, and NaN where BLAS
+    multiplies them by a 0 coefficient), and magnitudes 1e-3..1e16 (sums of those
+    depend on their order)."""
+    Z = rng.choice([-1.0, 1.0], shape) * 10 ** rng.uniform(-3, 16, shape)
+    special = np.array([-1.0, 1.0, 0.0, -0.0, K.BOUNDARY_TOL, -K.BOUNDARY_TOL,
+                        np.nextafter(1.0, 2.0), np.nextafter(1.0, 0.0),
+                        np.nextafter(-1.0, -2.0), np.nextafter(-1.0, 0.0), np.inf, -np.inf])
+    pick = rng.random(shape) < 0.4
+    Z[pick] = rng.choice(special, int(pick.sum()))
+    return Z
+
+
+def _literal_wrong(P, Zt):
+    """Misclassified flags by a literal walk of the tree's children (z <= tol goes left)."""
+    children = P.layout.template.children
+    wrong = np.empty(Zt.shape[1], dtype=bool)
+    for i in range(Zt.shape[1]):
+        kind, j = "d", 0
+        while kind == "d":
+            kind, j = children[j][1 if Zt[j, i] > K.BOUNDARY_TOL else 0]
+        wrong[i] = not P.layout.mask[i, j]
+    return wrong
+
+
+def _exact_case(case):
+    """(problem, walker): random trees of 1, 2, 3, 4, 5, 7 decisions (two and three
+    classes, p = 1 and 2), then the complete depth-3 tree with p = 1 and 2 (leaves
+    three decisions deep on one side: sums of three terms)."""
+    import gto
+    from gto.engine._problem import TreeProblem
+    from gto.engine._walker import walker_from_theta
+
+    if case < 6:
+        D = (1, 2, 3, 4, 5, 7)[case]
+        P, W, _, _ = make_walker(case, "product", p=1 + case % 2,
+                                 classes=(0, 1, 2)[: 2 + case % 2], D=D, N=80)
+        return P, W
+    rng = np.random.default_rng(case)
+    X = rng.normal(size=(90, 4))
+    y = rng.integers(0, 3, 90)
+    P = TreeProblem(gto.Tree.complete(3, [0, 1, 2, 0, 1, 2, 0, 1], 4), X, y, p=case - 5)
+    return P, walker_from_theta(P, rng.normal(size=(7, 5)), P.objective("product"), rng)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_exact_errors_give_the_bits_of_the_numpy_formulas(case):
+    """The walker's exact recomputation (compiled, in the compiled EPTS loop and in
+    TreeWalker.pivot) against the numpy formulas it replaced, bit for bit: decision
+    errors, leaf errors ``ELt.T @ SL.T + ERt.T @ SR.T`` (BLAS), misclassified flags
+    (a literal tree walk), and the pivoted decision's values ``theta @ X1t``."""
+    P, W = _exact_case(case)
+    L = P.layout
+    rng = np.random.default_rng(case)
+    for _ in range(3):
+        Zt = _hinge_heavy_values(rng, W.Zt.shape)
+        ELt, ERt = np.full_like(Zt, np.nan), np.full_like(Zt, np.nan)
+        LE, wrong = np.full((P.data.N, L.K), np.nan), np.zeros(P.data.N, dtype=bool)
+        K.exact_errors(Zt, P.p, L.sides, L.child_kind, L.child_index, L.mask, ELt, ERt, LE, wrong)
+        want_l, want_r = P.decision_errors(Zt)
+        np.testing.assert_array_equal(ELt, want_l)
+        np.testing.assert_array_equal(ERt, want_r)
+        with np.errstate(invalid="ignore"):  # inf * 0
+            want = want_l.T @ L.SL.T + want_r.T @ L.SR.T
+        assert np.array_equal(LE.view(np.int64), want.view(np.int64))  # bits, signs of zeros too
+        np.testing.assert_array_equal(wrong, _literal_wrong(P, Zt))
+        d = int(rng.integers(L.D))
+        theta = rng.normal(size=P.data.m) * 10 ** rng.uniform(-2, 6, P.data.m)
+        before = Zt.copy()
+        K.exact_vertex(W._X1t, theta, d, Zt, P.p, L.sides, L.child_kind, L.child_index, L.mask,
+                       ELt, ERt, LE, wrong)
+        want_z = before.copy()
+        want_z[d] = theta @ W._X1t
+        assert np.array_equal(Zt.view(np.int64), want_z.view(np.int64))
+        want_l, want_r = P.decision_errors(want_z)
+        with np.errstate(invalid="ignore"):
+            want = want_l.T @ L.SL.T + want_r.T @ L.SR.T
+        assert np.array_equal(LE.view(np.int64), want.view(np.int64))
+        np.testing.assert_array_equal(wrong, _literal_wrong(P, want_z))
+

@@ -25,6 +25,7 @@ from gto.engine._block import CHECK_EVERY, Block, DegeneratePivotError, Singular
 from gto.engine._crossover import purify
 from gto.engine._hinge_lp import solve_hinge_lp
 from gto.engine._problem import TreeProblem, search_bytes
+from gto.engine._walker import TreeWalker
 from gto.model.inspection import printable
 from gto.utils import _memory
 from gto.utils._interrupt import OutOfTime, StopRequest, limits
@@ -95,7 +96,9 @@ def test_a_pivot_whose_refactorisation_is_singular_is_refused_with_the_block_res
 
 def test_the_search_skips_a_refused_edge_and_goes_on(monkeypatch):
     """Every refactorisation during the search fails: each pivot followed by one is
-    refused, its edge skipped, and EPTS still makes its moves (before: the error escaped)."""
+    refused, its edge skipped, and EPTS still makes its moves (before: the error escaped).
+    Python's driver, whose pivots refactorise through ``Block.refactorise``; the compiled
+    loop's (the same kernel, compiled in) refuse alike (tests/test_tabu_loop.py)."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(80, 3))
     y = (X @ [1.0, -1.0, 0.5] > 0).astype(int)
@@ -112,6 +115,7 @@ def test_the_search_skips_a_refused_edge_and_goes_on(monkeypatch):
 
     monkeypatch.setattr(Block, "refactorise", refactorise)
     monkeypatch.setattr(_block, "RESIDUAL_TOL", -1.0)
+    monkeypatch.setattr(TreeWalker, "compiled_loop", lambda self, *args: None)
     res = gto.optimize(tree, X, y, max_iter=300, random_state=0, options={"paper": True})
     assert failing["n"] > 0
     assert res.nit >= 250  # refusals skipped, not the end of the walk

@@ -48,7 +48,7 @@ def _assert_same_walk(python, compiled):
 @pytest.mark.parametrize("objective", ["product", "minimum", "count", "lexicographic"])
 def test_compiled_loop_makes_the_python_drivers_moves(objective, seed):
     P, W, X, y = make_walker(seed, objective, p=1 + seed % 2, classes=(0, 1, 2)[: 2 + seed % 2])
-    W.exact_every = 7  # exact recomputations (pivots through Python) in the middle of the walk
+    W.exact_every = 7  # exact recomputations (compiled in both drivers) in the middle of the walk
     python, compiled = _both(W, 400, seed)
     assert python[0].nit == 400 and np.any(python[0].history["mode"] == 1)  # it diversified
     _assert_same_walk(python, compiled)

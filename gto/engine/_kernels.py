@@ -328,6 +328,50 @@ def misclassified(Zt, child_kind, child_index, leaf_ok_for_point):
 
 
 @njit(cache=True)
+def exact_errors(Zt, p, sides, child_kind, child_index, leaf_ok, ELt, ERt, LE, wrong):
+    """The walker's cached errors recomputed from the decision values ``Zt`` (D, N), in
+    place: ``ELt, ERt`` the decision errors (paper §3), ``LE`` the leaf errors (eq.
+    13-14) and ``wrong`` the flags of :func:`misclassified`.
+
+    The bits of the numpy formulas ``decision_errors(Zt, p)`` and ``ELt.T @ SL.T +
+    ERt.T @ SR.T`` (``SL``, ``SR``: ``sides`` == -1, +1 as 0/1 floats), which
+    BLAS sums in decision order: a sum over the decisions in order, each term
+    times its 0/1 coefficient (so that inf and NaN errors spread as there), per
+    side, then left plus right.  A leaf's sums run as passes over the points
+    (one a decision), which LLVM vectorises; each point's additions stay in
+    decision order."""
+    D, N = Zt.shape
+    K = sides.shape[0]
+    for d in range(D):
+        for i in range(N):
+            ELt[d, i], ERt[d, i] = _side_errors(Zt[d, i], p)
+    left, right = np.empty(N), np.empty(N)
+    for k in range(K):
+        left[:] = 0.0
+        right[:] = 0.0
+        for d in range(D):
+            cl = 1.0 if sides[k, d] == -1 else 0.0
+            cr = 1.0 if sides[k, d] == 1 else 0.0
+            for i in range(N):
+                left[i] += ELt[d, i] * cl
+                right[i] += ERt[d, i] * cr
+        for i in range(N):
+            LE[i, k] = left[i] + right[i]
+    wrong[:] = misclassified(Zt, child_kind, child_index, leaf_ok)
+
+
+@njit(cache=True)
+def exact_vertex(X1t, theta, d, Zt, p, sides, child_kind, child_index, leaf_ok, ELt, ERt, LE,
+                 wrong):
+    """Decision d moved to ``theta``: its values ``Zt[d] = theta @ X1t`` by BLAS (the
+    bits of numpy's ``@``), then every cached error exactly (:func:`exact_errors`).
+    The walker calls this every ``EXACT_EVERY`` pivots, before :func:`vertex_update`,
+    which then only folds in the (rounding-sized) difference of its own values."""
+    Zt[d] = np.dot(theta, X1t)
+    exact_errors(Zt, p, sides, child_kind, child_index, leaf_ok, ELt, ERt, LE, wrong)
+
+
+@njit(cache=True)
 def _pivot_columns(M, u, q):
     """Row q of a basis B is replaced and ``u`` is the new row times ``B^-1``:
     the update of ``M = X B^-1`` (or ``B^-1`` itself), column c != q losing

@@ -6,17 +6,16 @@ per-move Python calls cost more than the moves' arithmetic (docs/speed.md).
 :func:`run_moves` makes the same moves - the rules of :mod:`tabu.epts`: the
 candidate list, recency and frequency memories, aspiration, stagnation and
 diversification (eq. 25), the same random tie-breaks from the same Generator -
-on the walker's arrays in one compiled call, and returns to Python only:
-
-* after ``stop_at`` moves, so that :func:`tabu.search` can check its time
-  limit, Ctrl-C and callback between chunks of moves;
-* with a chosen move whose pivot needs Python (:data:`PENDING`): the walker's
-  exact recomputation of the leaf errors (``EXACT_EVERY`` pivots).
-  :class:`CompiledLoop` then pivots through :meth:`TreeWalker.pivot` and books
-  the move with :func:`after_move`.  A block's refactorisation (``REFACTOR_EVERY``
-  updates, or a failed residual check, :func:`block_step`) is the compiled
-  :func:`gto.engine._kernels.refactor` that :meth:`gto.engine._block.Block.refactorise`
-  calls too.
+on the walker's arrays in one compiled call, and returns to Python only after
+``stop_at`` moves, so that :func:`tabu.search` can check its time limit, Ctrl-C
+and callback between chunks of moves, or when the search cannot go on (no
+move, or more than :data:`REFUSALS` refused pivots in one iteration).  Every
+pivot stays compiled: a block's refactorisation (``REFACTOR_EVERY`` updates, or a
+failed residual check, :func:`block_step`) is the compiled
+:func:`gto.engine._kernels.refactor` that :meth:`gto.engine._block.Block.refactorise`
+calls too, and the walker's exact recomputation of the cached errors
+(``EXACT_EVERY`` pivots) the compiled :func:`gto.engine._kernels.exact_vertex`
+that :meth:`TreeWalker.pivot` calls too.
 
 Functions called only from compiled code have no CPython wrapper (it would
 unbox the whole state; a fifth of the compile time).  The walker's kernels
@@ -41,6 +40,7 @@ from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (
     block_step,
     edge_slots,
+    exact_vertex,
     leaf_terms,
     move_sums,
     ratio_all,
@@ -50,8 +50,8 @@ from ._kernels import (
     vertex_update,
 )
 
-#: :func:`run_moves` ends: ``stop_at`` reached, no move left, or a pivot for Python
-REACHED, NO_MOVE, PENDING = 0, 1, 2
+#: :func:`run_moves` ends: ``stop_at`` reached, or no move left
+REACHED, NO_MOVE = 0, 1
 #: refused pivots per iteration before the search ends (as :data:`tabu.epts.REFUSALS`)
 REFUSALS = 8
 IMPROVE, DIVERSIFY = 0, 1
@@ -81,8 +81,8 @@ SearchArrays = namedtuple("SearchArrays", [
     "last_left", "last_entered", "F", "cand", "E", "L", "V", "ist", "fst", "hv", "hb", "hm",
     "saved_theta", "saved_in_block", "saved_ybasic", "par", "fpar"])
 (S_NCAND, S_ORIG, S_REMAKE, S_MODE, S_DIV_LEFT, S_WINDOW, S_DONE, S_BEST_IT, S_UNSAVED,
- S_REMAKES, S_ATTEMPT, S_PEND_E, S_PEND_L, S_SAVED) = range(14)
-SF_CUR, SF_BEST, SF_RHO, SF_PEND_V = range(4)
+ S_REMAKES, S_SAVED) = range(11)
+SF_CUR, SF_BEST, SF_RHO = range(3)
 P_TE, P_TL, P_KSTAG, P_MDIV = range(4)
 FP_DELTA, FP_ZERO, FP_TOL = range(3)
 
@@ -237,15 +237,10 @@ def move_value(A, d, q, c):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def needs_python(A, d):
-    """True if the walker's next pivot recomputes its errors exactly (in Python)."""
-    return (A.ints[I_PIVOTS] + 1) % A.ints[I_EXACT] == 0
-
-
-@njit(cache=True, no_cpython_wrapper=True)
 def walker_pivot(A, d, q, sigma, leave):
     """Pivot decision d and update the vertex (:meth:`TreeWalker.pivot` and
-    :meth:`gto.engine._block.Block.pivot`, the exact recomputation excepted).
+    :meth:`gto.engine._block.Block.pivot`), every ``I_EXACT`` pivots with the
+    cached errors recomputed exactly first.
     Returns 1 done, 0 refused (block unchanged: a pivot element numerically 0, or
     the refactorisation due found the new block singular)."""
     ints, floats, off, updates, fresh, stale = A.ints, A.floats, A.off, A.updates, A.fresh, A.stale
@@ -292,6 +287,9 @@ def walker_pivot(A, d, q, sigma, leave):
     fresh[d] = False
     stale[:] = True
     ints[I_PIVOTS] += 1
+    if ints[I_PIVOTS] % ints[I_EXACT] == 0:  # the update below is incremental
+        exact_vertex(X1t, theta, d, Zt, ints[I_P], sides, child_kind, child_index, leaf_ok, ELt, ERt,
+                     LE, wrong)
     s0, s1, count = vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight,
                                   ints[I_P], ints[I_OBJ] == 0, child_kind, child_index, leaf_ok,
                                   wrong)
@@ -503,34 +501,27 @@ def after_move(S, e, l, v, it):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def run_moves(A, S, rng, stop_at):
-    """Moves until ``stop_at`` moves are done; returns REACHED, NO_MOVE or PENDING (the
-    chosen move in ``S.ist[S_PEND_E]``, ``S.ist[S_PEND_L]``, ``S.fst[SF_PEND_V]``;
-    ``S.ist[S_ATTEMPT]`` counts the iteration's refused pivots)."""
+    """Moves until ``stop_at`` moves are done; returns REACHED, or NO_MOVE when an
+    iteration finds no move or has more than REFUSALS refused pivots."""
     while S.ist[S_DONE] < stop_at:
         it = S.ist[S_DONE] + 1
         made = False
-        while S.ist[S_ATTEMPT] <= REFUSALS:
+        attempt = 0
+        while attempt <= REFUSALS:
             found, e, l, v, d, q, sigma, leave = next_move(A, S, it, rng)
             if not found:
                 return NO_MOVE
             if S.ist[S_UNSAVED] and not v < S.fst[SF_BEST]:
                 save_best(A, S)
                 S.ist[S_UNSAVED] = 0
-            code = 2 if needs_python(A, d) else walker_pivot(A, d, q, sigma, leave)
-            if code == 2:
-                S.ist[S_PEND_E] = e
-                S.ist[S_PEND_L] = l
-                S.fst[SF_PEND_V] = v
-                return PENDING
-            if code == 1:
+            if walker_pivot(A, d, q, sigma, leave):
                 made = True
                 break
             refuse(A, d, q, sigma)
             S.ist[S_REMAKE] = 1
-            S.ist[S_ATTEMPT] += 1
+            attempt += 1
         if not made:
             return NO_MOVE
-        S.ist[S_ATTEMPT] = 0
         after_move(S, e, l, v, it)
     return REACHED
 
@@ -543,12 +534,6 @@ def run_moves_flat(rng, stop_at, *fields):
     """:func:`run_moves` on the fields of a :data:`TreeArrays` and a :data:`SearchArrays`,
     in order: numba types separate arrays much faster than a tuple of them."""
     return run_moves(TreeArrays(*fields[:N_TREE]), SearchArrays(*fields[N_TREE:]), rng, stop_at)
-
-
-@njit(cache=True)
-def after_move_flat(e, l, v, it, *fields):
-    """:func:`after_move` on the fields of a :data:`SearchArrays`."""
-    after_move(SearchArrays(*fields), e, l, v, it)
 
 
 # -- the Python side ---------------------------------------------------------------------
@@ -617,7 +602,7 @@ def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
     c, blocks = walker.n_variables, walker.blocks
     slots = walker._valid.shape[0]
     never = np.int64(-(1 << 60))
-    ist = np.zeros(14, dtype=np.int64)
+    ist = np.zeros(S_SAVED + 1, dtype=np.int64)
     ist[S_REMAKE] = ist[S_UNSAVED] = 1
     hv, hb = np.empty(max_iter + 1), np.empty(max_iter + 1)
     hv[0] = hb[0] = cur
@@ -625,7 +610,7 @@ def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
         last_left=np.full(c, never), last_entered=np.full(c, never),
         F=np.zeros(c, dtype=np.int64), cand=np.empty(slots, dtype=np.int64),
         E=np.empty(slots, dtype=np.int64), L=np.empty(slots, dtype=np.int64), V=np.empty(slots),
-        ist=ist, fst=np.array([cur, cur, rho, 0.0]), hv=hv, hb=hb,
+        ist=ist, fst=np.array([cur, cur, rho]), hv=hv, hb=hb,
         hm=np.zeros(max_iter + 1, dtype=np.int8),
         saved_theta=np.empty((len(blocks), walker.problem.data.m)),
         saved_in_block=np.zeros(off[-1], dtype=bool), saved_ybasic=np.zeros(off[-1], dtype=bool),
@@ -657,32 +642,10 @@ class CompiledLoop:
 
     def run(self, stop_at):
         """Moves until ``stop_at`` moves are done; False if the search ended without a move."""
-        A, S = self.A, self.S
-        while True:
-            self._load()
-            code = run_moves_flat(self.rng, stop_at, *A, *S)
-            self._store()
-            if code != PENDING:
-                return code == REACHED
-            if not self._pivot_in_python():
-                return False
-
-    def _pivot_in_python(self):
-        """The pending move through :meth:`TreeWalker.pivot`; False if the iteration
-        has now had more than REFUSALS refused pivots."""
-        from tabu.walker import MoveError
-
-        S = self.S
-        e, l, v = int(S.ist[S_PEND_E]), int(S.ist[S_PEND_L]), float(S.fst[SF_PEND_V])
-        try:
-            self.walker.pivot(e, l)
-        except MoveError:
-            S.ist[S_REMAKE] = 1
-            S.ist[S_ATTEMPT] += 1
-            return S.ist[S_ATTEMPT] <= REFUSALS
-        S.ist[S_ATTEMPT] = 0
-        after_move_flat(e, l, v, S.ist[S_DONE] + 1, *S)
-        return True
+        self._load()
+        code = run_moves_flat(self.rng, stop_at, *self.A, *self.S)
+        self._store()
+        return code == REACHED
 
     def _load(self):
         """Walker attributes into the arrays."""

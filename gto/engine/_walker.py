@@ -34,7 +34,17 @@ import numpy as np
 from tabu.walker import Walker
 
 from ._block import DegeneratePivotError
-from ._kernels import edge_slots, leaf_plan, leaf_terms, move_sums, table_sums, vertex_update, within_budget
+from ._kernels import (
+    edge_slots,
+    exact_errors,
+    exact_vertex,
+    leaf_plan,
+    leaf_terms,
+    move_sums,
+    table_sums,
+    vertex_update,
+    within_budget,
+)
 from ._tabu_loop import CompiledLoop
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
@@ -62,6 +72,10 @@ class TreeWalker(Walker):
         self._X1t = np.ascontiguousarray(P.data.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
         self._znew = np.empty(P.data.N)
+        # (D, N) like Zt: C-contiguous for every D, so the compiled loops see one array type
+        self.ELt, self.ERt = np.empty_like(self.Zt), np.empty_like(self.Zt)
+        self.LE = np.empty((P.data.N, P.layout.K))
+        self._wrong = np.empty(P.data.N, dtype=bool)
         self._exact_errors()
         self._alpha = P.blocks.alpha
         self._budget = -1 if P.blocks.max_features is None else P.blocks.max_features
@@ -95,19 +109,18 @@ class TreeWalker(Walker):
             H[...] = b.H
             b.H = H
 
-    def _exact_errors(self):
-        """The cached errors recomputed from ``Zt`` (in place once allocated: a compiled
-        search holds these arrays, :mod:`gto.engine._tabu_loop`)."""
-        P = self.problem
-        # (D, N) like Zt: C-contiguous for every D, so the compiled loops see one array type
-        ELt, ERt = P.decision_errors(self.Zt)
-        fresh = {"ELt": ELt, "ERt": ERt, "LE": ELt.T @ P.layout.SL.T + ERt.T @ P.layout.SR.T,
-                 "_wrong": P.misclassified(self.Zt)}
-        for name, value in fresh.items():
-            if name in self.__dict__:
-                getattr(self, name)[...] = value
-            else:
-                setattr(self, name, value)
+    def _exact_errors(self, d=None):
+        """The cached errors recomputed from ``Zt`` (:func:`gto.engine._kernels.exact_errors`),
+        in place: a compiled search holds these arrays (:mod:`gto.engine._tabu_loop`), and
+        recomputes them with the same kernels.  ``d``: a decision that just pivoted, whose
+        values are recomputed first (:func:`gto.engine._kernels.exact_vertex`)."""
+        L = self.problem.layout
+        tail = (self.problem.p, L.sides, L.child_kind, L.child_index, L.mask, self.ELt, self.ERt,
+                self.LE, self._wrong)
+        if d is None:
+            exact_errors(self.Zt, *tail)
+        else:
+            exact_vertex(self._X1t, self.blocks[d].theta, d, self.Zt, *tail)
 
     # -- Walker interface --------------------------------------------------------
     @property
@@ -194,8 +207,7 @@ class TreeWalker(Walker):
         self._located = (None, None)
         self.pivots += 1
         if self.pivots % self.exact_every == 0:  # the update below is incremental
-            self.Zt[d] = b.theta @ self._X1t
-            self._exact_errors()
+            self._exact_errors(d)
         s0, s1, count = vertex_update(
             self._X1t, b.theta, d, self.Zt, self._znew, self.ELt, self.ERt, self.LE, P.layout.sides,
             P.layout.point_leaves, P.data.weight, P.p, self._product, P.layout.child_kind,
