@@ -14,10 +14,15 @@ from numba.core.dispatcher import Dispatcher
 from gto.utils._compiled_cache import compiled_sources, sources_digest
 from gto.utils._siblings import ROOT, sibling
 
-INIT = """import os
-from gto.utils._compiled_cache import guard_compiled_cache
-guard_compiled_cache(os.path.dirname(os.path.abspath(__file__)))
-"""
+# the guard's module loaded by path: the subprocesses need not import gto (seconds each)
+INIT = """import importlib.util
+import os
+
+spec = importlib.util.spec_from_file_location("guard", {!r})
+guard = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(guard)
+guard.guard_compiled_cache(os.path.dirname(os.path.abspath(__file__)))
+""".format(os.path.join(ROOT, "gto", "utils", "_compiled_cache.py"))
 CALLER = """from numba import njit
 
 from .kernel import f
@@ -55,7 +60,7 @@ def test_a_cached_caller_follows_its_kernels_module(tmp_path, where):
     (pkg / "__init__.py").write_text(INIT)
     (pkg / "caller.py").write_text(CALLER)
     _write_kernel(pkg / "kernel.py", 1, 1_000_000_000)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), ROOT])}
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("NUMBA_CACHE_DIR", None)
     env.pop("NUMBA_DISABLE_JIT", None)
     cache = pkg / "__pycache__"
