@@ -37,6 +37,7 @@ from tabu._select import best_admissible, frequency_term
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
+from ._loop_state import SEARCH_FIELDS, TREE_FIELDS, SearchState, TreeState
 from ._kernels import (
     block_step,
     edge_slots,
@@ -66,20 +67,13 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
 #: ``floats`` hold the scalars (I_*, F_*); numba types separate arrays fast, a typed
 #: list or a tuple slowly (:func:`run_moves_flat`)
-TreeArrays = namedtuple("TreeArrays", [
-    "Zt", "znew", "ELt", "ERt", "LE", "wrong", "H", "X1t", "terms", "degrees", "stale", "valid",
-    "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
-    "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
-    "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
-    "updates", "off", "ints", "floats", "counts", "best_theta", "plan", "rows", "X1"])
+TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
  F_ZERO_TOL, F_MAX_COND) = range(11)
 
 #: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
-SearchArrays = namedtuple("SearchArrays", [
-    "last_left", "last_entered", "F", "cand", "E", "L", "V", "ist", "fst", "hv", "hb", "hm",
-    "saved_theta", "saved_in_block", "saved_ybasic", "par", "fpar"])
+SearchArrays = namedtuple("SearchArrays", SEARCH_FIELDS)
 (S_NCAND, S_ORIG, S_REMAKE, S_MODE, S_DIV_LEFT, S_WINDOW, S_DONE, S_BEST_IT, S_UNSAVED,
  S_REMAKES, S_SAVED) = range(11)
 SF_CUR, SF_BEST, SF_RHO = range(3)
@@ -499,7 +493,7 @@ def after_move(S, e, l, v, it):
             S.ist[S_DIV_LEFT] = S.par[P_MDIV]
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True)
 def run_moves(A, S, rng, stop_at):
     """Moves until ``stop_at`` moves are done; returns REACHED, or NO_MOVE when an
     iteration finds no move or has more than REFUSALS refused pivots."""
@@ -526,14 +520,11 @@ def run_moves(A, S, rng, stop_at):
     return REACHED
 
 
-N_TREE = len(TreeArrays._fields)
-
-
 @njit(cache=True)
-def run_moves_flat(rng, stop_at, *fields):
-    """:func:`run_moves` on the fields of a :data:`TreeArrays` and a :data:`SearchArrays`,
-    in order: numba types separate arrays much faster than a tuple of them."""
-    return run_moves(TreeArrays(*fields[:N_TREE]), SearchArrays(*fields[N_TREE:]), rng, stop_at)
+def loop_state(tree, search):
+    """The :class:`TreeState` and :class:`SearchState` of a :data:`TreeArrays` and a
+    :data:`SearchArrays` (the same arrays, held by reference: :mod:`gto.engine._loop_state`)."""
+    return TreeState(*tree), SearchState(*search)
 
 
 # -- the Python side ---------------------------------------------------------------------
@@ -631,6 +622,7 @@ class CompiledLoop:
         self.A = tree_arrays(walker, max_iter)
         self.S = search_arrays(walker, self.A.off, max_iter, (*tenures, k_stag, m_div), (delta, zero_scale, tol),
                                cur, rho)
+        self._state = loop_state(self.A, self.S)
 
     @property
     def done(self):
@@ -643,7 +635,7 @@ class CompiledLoop:
     def run(self, stop_at):
         """Moves until ``stop_at`` moves are done; False if the search ended without a move."""
         self._load()
-        code = run_moves_flat(self.rng, stop_at, *self.A, *self.S)
+        code = run_moves(*self._state, self.rng, stop_at)
         self._store()
         return code == REACHED
 
