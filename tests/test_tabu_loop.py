@@ -122,3 +122,39 @@ def test_sparse_vertices_and_long_steps_keep_the_python_driver():
     assert penalised.compiled_loop(10, None, (1, 1), 1, 1, 0.0, 0.0, 0.0, 0.0, 1.0) is None
     assert LongStepWalker.from_walker(W).compiled_loop(10, None, (1, 1), 1, 1, 0.0, 0.0, 0.0, 0.0,
                                                        1.0) is None
+
+
+def _state_fields(names):
+    """A compiled function returning the structref fields ``names`` of its argument."""
+    from numba import njit
+    source = f"def get(st):\n    return ({''.join(f'st.{n}, ' for n in names)})\n"
+    space = {}
+    exec(source, space)
+    return njit(space["get"])
+
+
+def test_the_loop_state_holds_the_walkers_own_arrays():
+    """The compiled loop reads and changes the walker through its structrefs: every
+    field must be the very array (memory, shape, strides, dtype) the Python side
+    holds under that name, and those are the walker's and its blocks' arrays."""
+    from gto.engine._loop_state import SEARCH_FIELDS, TREE_FIELDS
+    from gto.engine._tabu_loop import CompiledLoop
+    P, W, X, y = make_walker(0, "product", p=1, classes=(0, 1))
+    loop = CompiledLoop(W, 50, np.random.default_rng(0), (3, 1), 10, 5, 1e-4, 1.0, 1e-9, W.value,
+                        1.0)
+    for names, state, arrays in ((TREE_FIELDS, loop._state[0], loop.A),
+                                 (SEARCH_FIELDS, loop._state[1], loop.S)):
+        got = _state_fields(names)(state)
+        assert len(got) == len(arrays) == len(names)
+        for name, a in zip(names, got):
+            b = getattr(arrays, name)
+            assert (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype) == \
+                   (b.__array_interface__["data"][0], b.shape, b.strides, b.dtype), name
+    walker_of = {"Zt": W.Zt, "ELt": W.ELt, "ERt": W.ERt, "LE": W.LE, "H": W._H, "valid": W._valid,
+                 "coef": W._coef, "stale": W._stale, "fresh": W._fresh, "X1t": W._X1t}
+    for name, array in walker_of.items():
+        assert getattr(loop.A, name) is array, name
+    for d, b in enumerate(W.blocks):
+        assert np.shares_memory(loop.A.theta[d], b.theta) and np.shares_memory(loop.A.Binv[d], b.Binv)
+    assert loop.run(20) and loop.done == 20  # moves made through the state change the walker
+    np.testing.assert_array_equal(W.theta(), loop.A.theta)

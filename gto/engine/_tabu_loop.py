@@ -17,8 +17,14 @@ calls too, and the walker's exact recomputation of the cached errors
 (``EXACT_EVERY`` pivots) the compiled :func:`gto.engine._kernels.exact_vertex`
 that :meth:`TreeWalker.pivot` calls too.
 
-Functions called only from compiled code have no CPython wrapper (it would
-unbox the whole state; a fifth of the compile time).  The walker's kernels
+The state is two structrefs (:mod:`gto.engine._loop_state`): ``A``, a
+:class:`TreeState` holding the walker's arrays (:data:`TreeArrays`), and ``S``, a
+:class:`SearchState` holding the search's memories (:data:`SearchArrays`), made
+once per search by :func:`loop_state` from the same arrays.  Every function
+below takes them as one pointer each: passed as tuples of ~65 arrays they were
+flattened into every function's arguments and reference-counted array by array
+at each call (docs/speed.md, round 9).  Functions called only from compiled code
+have no CPython wrapper.  The walker's kernels
 (:mod:`gto.engine._kernels`) are called as they are;
 this module only holds the walker's glue (locate an edge, score a move or a
 vertex's table, pivot) and the EPTS rules.  Dense vertices only (no
@@ -37,7 +43,6 @@ from tabu._select import best_admissible, frequency_term
 
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
-from ._loop_state import SEARCH_FIELDS, TREE_FIELDS, SearchState, TreeState
 from ._kernels import (
     block_step,
     edge_slots,
@@ -50,6 +55,7 @@ from ._kernels import (
     table_sums,
     vertex_update,
 )
+from ._loop_state import SEARCH_FIELDS, TREE_FIELDS, SearchState, TreeState
 
 #: :func:`run_moves` ends: ``stop_at`` reached, or no move left
 REACHED, NO_MOVE = 0, 1
@@ -65,8 +71,8 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
 #: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
-#: ``floats`` hold the scalars (I_*, F_*); numba types separate arrays fast, a typed
-#: list or a tuple slowly (:func:`run_moves_flat`)
+#: ``floats`` hold the scalars (I_*, F_*); the compiled loop reads them through a
+#: :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
@@ -104,8 +110,8 @@ def _row_mat(off, m, flat, d):
 @njit(cache=True, no_cpython_wrapper=True)
 def finish(ints, floats, total, count):
     """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`);
-    ``ints``, ``floats``: a :data:`TreeArrays`' scalars (not the whole tuple: every
-    array of a tuple argument is reference-counted on each call)."""
+    ``ints``, ``floats``: a :data:`TreeArrays`' scalars (:data:`I_OBJ`, :data:`F_EPS`,
+    :data:`F_SCALE`), read by the caller."""
     code = ints[I_OBJ]
     if code <= 1:
         return total
@@ -125,10 +131,10 @@ def refresh(A, d):
     """Decision d's slots of the edge table (:meth:`TreeWalker._refresh`, dense).
 
     This function and the walker's other per-move ones read the fields of ``A``
-    they need in their first, straight-line statements: numba increfs every array
-    of a tuple argument on entry and decrefs it where the tuple dies, and LLVM's
-    reference-count pruning drops those pairs only within one basic block
-    (docs/speed.md, "The loop's glue")."""
+    they need once, in their first, straight-line statements: each read of a
+    structref's field loads it from the struct and increfs the array (decref'd
+    where the variable dies), so a read inside a loop would pay that at every
+    turn."""
     off, ints, floats, fresh, G, rabs, ybasic, in_block = (A.off, A.ints, A.floats, A.fresh, A.G,
                                                            A.rabs, A.ybasic, A.in_block)
     tight, n_real, base, coord, n_coord = (A.tight[d], A.n_real[d], ints[I_NTHETA] + A.row_start[d],
@@ -145,13 +151,14 @@ def refresh(A, d):
 def edges(A, E, L):
     """Every bounded edge's entering and leaving variables into ``E, L`` (decisions
     that pivoted refreshed); returns the edge-table slots, in order."""
-    for d in range(A.fresh.shape[0]):
-        if not A.fresh[d]:
+    fresh, valid, entering, leaving = A.fresh, A.valid, A.entering, A.leaving
+    for d in range(fresh.shape[0]):
+        if not fresh[d]:
             refresh(A, d)
-    slots = np.flatnonzero(A.valid)
+    slots = np.flatnonzero(valid)
     for i in range(slots.shape[0]):
-        E[i] = A.entering[slots[i]]
-        L[i] = A.leaving[slots[i]]
+        E[i] = entering[slots[i]]
+        L[i] = leaving[slots[i]]
     return slots
 
 
@@ -181,8 +188,8 @@ def score(A, slots, V, first):
 @njit(cache=True, no_cpython_wrapper=True, inline="always")
 def candidates(A, E, L, V):
     """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number.
-    Inlined (numba IR) into its caller, which holds ``A`` already: as a call of its own
-    it paid the tuple's reference counts on entry."""
+    Inlined (numba IR) into its caller (from the time ``A`` was a tuple whose arrays
+    each call reference-counted; kept: its compiled code is unchanged)."""
     slots = edges(A, E, L)
     score(A, slots, V, 0)
     return slots.shape[0]
@@ -334,27 +341,29 @@ def _pick(S, n, weight, it, asp, rng):
 @njit(cache=True, no_cpython_wrapper=True)
 def _remake(A, S, it, thr, asp, rng):
     """Make the candidate list (:func:`tabu.epts._remake`); returns the move's index in S.E or -1."""
-    n = candidates(A, S.E, S.L, S.V)
-    S.ist[S_NCAND] = 0
-    S.ist[S_ORIG] = 0
+    E, L, V, cand, ist = S.E, S.L, S.V, S.cand, S.ist
+    last_left, last_entered, par = S.last_left, S.last_entered, S.par
+    n = candidates(A, E, L, V)
+    ist[S_NCAND] = 0
+    ist[S_ORIG] = 0
     if n == 0:
         return -1
-    imp = np.flatnonzero(S.V[:n] < thr)
+    imp = np.flatnonzero(V[:n] < thr)
     k = imp.shape[0]
     if k:
         rnd = rng.random(k)  # np.lexsort((rnd, V)): by value, ties by rnd
         by_rnd = np.argsort(rnd, kind="mergesort")
-        order = imp[by_rnd[np.argsort(S.V[imp[by_rnd]], kind="mergesort")]]
+        order = imp[by_rnd[np.argsort(V[imp[by_rnd]], kind="mergesort")]]
         for i in range(k):
             j = order[i]
-            if not _is_tabu(S.last_left, S.last_entered, S.par, S.E[j], S.L[j], it) or S.V[j] < asp:
+            if not _is_tabu(last_left, last_entered, par, E[j], L[j], it) or V[j] < asp:
                 c = 0
                 for a in range(k):
                     if a != i:
-                        S.cand[c] = S.E[order[a]]
+                        cand[c] = E[order[a]]
                         c += 1
-                S.ist[S_NCAND] = c
-                S.ist[S_ORIG] = k
+                ist[S_NCAND] = c
+                ist[S_ORIG] = k
                 return j
     return _pick(S, n, 0.0, it, asp, rng)
 
@@ -375,16 +384,18 @@ def _diversify(A, S, it, asp, rng):
     once one is (``K - best <= K - (V + K) <= 0``), so the order among them
     changes nothing.
     """
-    slots = edges(A, S.E, S.L)
+    E, L, V, F = S.E, S.L, S.V, S.F
+    last_left, last_entered, par = S.last_left, S.last_entered, S.par
+    slots = edges(A, E, L)
     n = slots.shape[0]
     if n == 0:
         return -1
     weight = S.fst[SF_RHO] / it
     K = np.empty(n)
     for i in range(n):
-        K[i] = frequency_term(S.F, S.E[i], S.L[i], weight, it)
+        K[i] = frequency_term(F, E[i], L[i], weight, it)
     visited = np.zeros(n, dtype=np.bool_)
-    S.V[:n] = np.inf
+    V[:n] = np.inf
     best = np.inf
     one = np.empty(1, dtype=np.int64)
     for _ in range(n):
@@ -396,10 +407,10 @@ def _diversify(A, S, it, asp, rng):
         if K[i] - best > PRUNE_MARGIN * max(1.0, abs(best)):  # best finite here
             break
         one[0] = slots[i]
-        score(A, one, S.V, i)
-        key = S.V[i] + K[i]
-        if key < best and (S.V[i] < asp or not _is_tabu(S.last_left, S.last_entered, S.par,
-                                                         S.E[i], S.L[i], it)):
+        score(A, one, V, i)
+        key = V[i] + K[i]
+        if key < best and (V[i] < asp or not _is_tabu(last_left, last_entered, par, E[i], L[i],
+                                                       it)):
             best = key
     return _pick(S, n, weight, it, asp, rng)
 
@@ -496,23 +507,26 @@ def after_move(S, e, l, v, it):
 @njit(cache=True)
 def run_moves(A, S, rng, stop_at):
     """Moves until ``stop_at`` moves are done; returns REACHED, or NO_MOVE when an
-    iteration finds no move or has more than REFUSALS refused pivots."""
-    while S.ist[S_DONE] < stop_at:
-        it = S.ist[S_DONE] + 1
+    iteration finds no move or has more than REFUSALS refused pivots.  ``A``, ``S``:
+    the :class:`TreeState` and :class:`SearchState` of :func:`loop_state` (the
+    loop's one entry from Python)."""
+    ist, fst = S.ist, S.fst
+    while ist[S_DONE] < stop_at:
+        it = ist[S_DONE] + 1
         made = False
         attempt = 0
         while attempt <= REFUSALS:
             found, e, l, v, d, q, sigma, leave = next_move(A, S, it, rng)
             if not found:
                 return NO_MOVE
-            if S.ist[S_UNSAVED] and not v < S.fst[SF_BEST]:
+            if ist[S_UNSAVED] and not v < fst[SF_BEST]:
                 save_best(A, S)
-                S.ist[S_UNSAVED] = 0
+                ist[S_UNSAVED] = 0
             if walker_pivot(A, d, q, sigma, leave):
                 made = True
                 break
             refuse(A, d, q, sigma)
-            S.ist[S_REMAKE] = 1
+            ist[S_REMAKE] = 1
             attempt += 1
         if not made:
             return NO_MOVE
