@@ -13,14 +13,12 @@ file format, inspection, export, plots) -> ``gto.engine`` (the search) ->
 ``gto.learners`` (``optimize``, ``GTOClassifier``) and ``gto.mip`` -> ``gto.slim``
 -> ``gto.cli``.
 """
-import os as _os
-
 from .utils._compiled_cache import guard_compiled_cache
 from .utils._siblings import check_sibling, sibling
 
 check_sibling("tabu")  # gto's search engine, never a user's module of the same name
 # before any kernel is defined: numba's cached kernels follow every kernel module's source
-guard_compiled_cache(_os.path.dirname(_os.path.abspath(__file__)), sibling("tabu"))
+guard_compiled_cache(sibling("gto"), sibling("tabu"))
 
 from ._version import __version__  # noqa: E402
 from .engine._formulation import merge_duplicates, standard_form  # noqa: E402
