@@ -40,54 +40,64 @@ POWER_STEPS = 40
 
 
 @njit(cache=True)
-def well_conditioned(M, max_cond, Minv):
+def well_conditioned(M, max_cond, Minv, transposed):
     """True if the rows of ``M`` (k x m, k <= m) are independent within ``max_cond``.
 
     Exact (an SVD) up to ``EXACT_COND_MAX`` columns or when M is not square;
     above, ``|M|_2 |M^-1|_2`` by :func:`norm2_estimate` with the inverse ``Minv``
-    if it is m x m (a block's own ``Binv``), else (pass a 0 x 0 array) a fresh
-    one (singular: False)."""
+    if it is m x m (a block's own ``Binv``; its transpose when ``transposed``),
+    else (pass a 0 x 0 array) a fresh one (singular: False).  ``Minv`` is always
+    C-ordered: LAPACK's F-ordered inverse is passed as its transpose (the same
+    memory), so numba compiles this test once (docs/speed.md, cold compile);
+    compiled callers pass ``np.bool_`` flags, as a literal ``True`` or ``False``
+    would be a type of its own."""
     k, m = M.shape
     if k < m or m <= EXACT_COND_MAX:
         _, s, _ = np.linalg.svd(M, full_matrices=False)
         return conditioned(s, max_cond)
     if Minv.shape[0] == m:
-        return _estimate_within(M, Minv, max_cond)
+        return _estimate_within(M, Minv, transposed, max_cond)
     try:
         inverse = np.ascontiguousarray(np.linalg.inv(M))
     except Exception:  # numba: LinAlgError on an exactly singular M
         return False
-    return _estimate_within(M, inverse, max_cond)
+    return _estimate_within(M, inverse, np.bool_(False), max_cond)
 
 
 @njit(cache=True)
-def _estimate_within(M, Minv, max_cond):
+def _estimate_within(M, Minv, transposed, max_cond):
     if not np.all(np.isfinite(Minv)):
         return False
-    return norm2_estimate(M, POWER_STEPS) * norm2_estimate(Minv, POWER_STEPS) <= max_cond
+    return (norm2_estimate(M, POWER_STEPS, np.bool_(False))
+            * norm2_estimate(Minv, POWER_STEPS, transposed) <= max_cond)
 
 
 @njit(cache=True)
-def norm2_estimate(A, steps):
+def norm2_estimate(A, steps, transposed):
     """The largest singular value of ``A`` (m x m) from below, by ``steps`` power
     iterations on ``A^T A`` (O(m^2) each) from a fixed start (reproducible): the
     estimate rises to ``|A|_2`` at the rate of the two largest singular values'
     ratio squared, so a condition number is under-estimated by a small factor at
     most, never by orders of magnitude unless the top two are nearly equal - and
-    then either is as large."""
+    then either is as large.
+
+    ``transposed``: ``A`` holds the transpose of the matrix (C-ordered).  Its
+    products ``x @ A`` and ``A @ y`` are then the very BLAS calls (``gemv``, same
+    operands and flags) of the matrix's own ``B @ x`` and ``y @ B`` with ``B``
+    F-ordered, so the estimate has the same bits as from ``B`` itself."""
     m = A.shape[1]
     x = 1.0 + 0.5 * np.sin(np.arange(m) + 1.0)
     x /= np.sqrt(x @ x)
     sigma = 0.0
     for _ in range(steps):
-        y = A @ x
+        y = x @ A if transposed else A @ x
         sigma = np.sqrt(y @ y)
-        x = y @ A  # A^T y
+        x = A @ y if transposed else y @ A  # the matrix's transpose times y
         size = np.sqrt(x @ x)
         if size == 0.0 or not np.isfinite(size):
             return sigma if size == 0.0 else np.inf
         x /= size
-    y = A @ x
+    y = x @ A if transposed else A @ x
     return max(sigma, np.sqrt(y @ y))
 
 
