@@ -101,11 +101,13 @@ def norm2_estimate(A, steps, transposed):
     return max(sigma, np.sqrt(y @ y))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def null_basis(M, out):
     """Orthonormal basis of the null space of ``M`` (k x m) written in the first
     columns of ``out`` (m x m); returns their number.  The rank counts singular
-    values above ``max(k, m) * eps * s_max``, as ``scipy.linalg.null_space``."""
+    values above ``max(k, m) * eps * s_max``, as ``scipy.linalg.null_space``.
+    Inlined in its one compiled call (:func:`purify_steps`): numba would otherwise
+    optimise it again there (docs/speed.md, cold compile)."""
     k, m = M.shape
     if k == 0:
         out[:, :] = np.eye(m)

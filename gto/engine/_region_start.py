@@ -74,7 +74,9 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
         Xa = X1[active]
         Xw = np.ascontiguousarray((Xa * w[active].reshape(-1, 1)).T)
         G = Xw @ Xa + ridge * np.eye(m)  # the normal equations, by BLAS
-        theta = np.linalg.solve(G, Xw @ t[active])
+        # one right-hand side as an (m, 1) array: LAPACK's very call (gesv, nrhs=1),
+        # and numba's solve compiled once, for this and the refactorisation's
+        theta = np.linalg.solve(G, (Xw @ t[active]).reshape(-1, 1))[:, 0].copy()
         margin = t * (X1 @ theta)
         inside = (margin < 1.0) & (margin > -ramp)
         if np.array_equal(inside, active) or inside.sum() < m:
