@@ -1,6 +1,9 @@
 """The compiled EPTS loop sees the same argument types for every tree shape and
 data set: numba compiles a loop again (about a minute, docs/speed.md) for each
-new combination of array dtypes, dimensions and layouts it is called with."""
+new combination of array dtypes, dimensions and layouts it is called with.  The
+same holds for a kernel called from several compiled functions: each of its call
+sites passes the same types (no literal constant, no F-ordered array), so the
+kernel is compiled once (docs/speed.md, "Cold compile time")."""
 import numpy as np
 import pytest
 from numba import njit, typeof, types
