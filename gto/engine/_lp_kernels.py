@@ -39,6 +39,23 @@ EXACT_COND_MAX = 400
 POWER_STEPS = 40
 
 
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """``dst[:] = src`` for vectors of one length, as a loop: numba's array
+    assignment compiles its shape-mismatch error path (with the string formatting
+    of its message) in the functions using it (docs/speed.md, cold compile)."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
+def _copy_columns(dst, src, n):
+    """``dst[:, :n] = src[:, :n]``, as a loop (see :func:`_copy`)."""
+    for i in range(dst.shape[0]):
+        for j in range(n):
+            dst[i, j] = src[i, j]
+
+
 @njit(cache=True)
 def well_conditioned(M, max_cond, Minv, transposed):
     """True if the rows of ``M`` (k x m, k <= m) are independent within ``max_cond``.
@@ -110,7 +127,9 @@ def null_basis(M, out):
     optimise it again there (docs/speed.md, cold compile)."""
     k, m = M.shape
     if k == 0:
-        out[:, :] = np.eye(m)
+        for i in range(m):
+            for j in range(m):
+                out[i, j] = 1.0 if i == j else 0.0
         return m
     _, s, vh = np.linalg.svd(M, full_matrices=True)
     return _null_from_svd(s, vh, k, out)
@@ -124,7 +143,7 @@ def _null_from_svd(s, vh, k, out):
     for v in s:
         rank += v > tol
     for j in range(m - rank):
-        out[:, j] = vh[rank + j]
+        _copy(out[:, j], vh[rank + j])
     return m - rank
 
 
@@ -187,7 +206,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     Q = np.empty((m, m))
     if basis >= 0:  # resume after PAUSED: the null basis of tight[:k] is in out
         nq = basis
-        Q[:, :nq] = out[:, :nq]
+        _copy_columns(Q, out, nq)
     else:
         nq = null_basis(rows[tight[:k]], Q)
     r = np.empty(T)
@@ -198,7 +217,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     steps = 0
     while k < m:
         if steps == max_steps:
-            out[:, :nq] = Q[:, :nq]
+            _copy_columns(out, Q, nq)
             return PAUSED, k, nq
         steps += 1
         if given:
@@ -214,7 +233,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 for c in range(nq):
                     v[j] += coef[c] * Q[j, c]
             if np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
-                out[:, :] = Q
+                _copy_columns(out, Q, m)
                 return NEEDS_DIRECTION, k, nq
         top = 0.0
         for t in range(T):
@@ -261,9 +280,9 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                     violation += cost[t] * slack
             if best_row < 0 or violation < best_violation:
                 best_violation, best_row = violation, row
-                best_theta[:] = cand
+                _copy(best_theta, cand)
         if best_row < 0:  # a lineality direction: Python pins it with a pseudo-row
-            out[:, 0] = v
+            _copy(out[:, 0], v)
             return LINEALITY, k, 1
         if dep_rtol > 0:  # incremental null basis
             left = drop_direction(Q, nq, rows[best_row], dep_rtol)
@@ -271,22 +290,22 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 if best_row < dependent.shape[0]:
                     dependent[best_row] = True
                     continue
-                out[:, 0] = v  # a pseudo-row cannot be dependent; let the caller redo
+                _copy(out[:, 0], v)  # a pseudo-row cannot be dependent; let the caller redo
                 return LINEALITY_FAILED, k, 0
-            theta[:] = best_theta
+            _copy(theta, best_theta)
             tight[k] = best_row
             k += 1
             nq = left
             continue
         M = np.empty((k + 1, m))
         for i in range(k):
-            M[i] = rows[tight[i]]
-        M[k] = rows[best_row]
+            _copy(M[i], rows[tight[i]])
+        _copy(M[k], rows[best_row])
         _, s, vh = np.linalg.svd(M, full_matrices=True)
         if best_row < dependent.shape[0] and not conditioned(s, max_cond):
             dependent[best_row] = True
             continue
-        theta[:] = best_theta
+        _copy(theta, best_theta)
         tight[k] = best_row
         k += 1
         nq = _null_from_svd(s, vh, k, Q)
