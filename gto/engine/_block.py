@@ -55,7 +55,7 @@ def well_conditioned(M, Minv=None):
     :func:`gto.engine._lp_kernels.well_conditioned`)."""
     M = np.ascontiguousarray(M, dtype=float)
     Minv = np.empty((0, 0)) if Minv is None else np.ascontiguousarray(Minv, dtype=float)
-    return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND, Minv))
+    return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND, Minv, False))
 
 
 class SingularBlockError(ValueError):

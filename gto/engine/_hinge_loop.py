@@ -31,8 +31,6 @@ PIVOTS, DEGENERATE, REFACTORISED, UPDATES, REFACTOR_PERIOD, CHECK_PERIOD = range
 #: :func:`hinge_run` status: optimal, budget spent (call again), a block that
 #: could not be refactorised (raise), ``max_pivots`` reached
 OPTIMAL, PAUSED, SINGULAR, PIVOT_LIMIT = range(4)
-#: :func:`_iteration` status besides OPTIMAL and SINGULAR
-PIVOTED = 1
 
 
 @njit(cache=True)
@@ -77,7 +75,7 @@ def _entering(reduced, noise, flat, tight, tol, degenerate):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pivot_row(rows, Binv, G, r, ybasic, in_block, tight, q, sigma, slope, tj, charge, rownorm,
                descent, params):
     """``(leave, small)`` of :func:`gto.engine._hinge_lp._pivot_row`."""
@@ -94,12 +92,13 @@ def _pivot_row(rows, Binv, G, r, ybasic, in_block, tight, q, sigma, slope, tj, c
     if leave >= 0:
         M = rows[tight]
         M[q] = rows[leave]
-        if not (np.all(np.isfinite(M)) and well_conditioned(M, params[COND], np.empty((0, 0)))):
+        if not (np.all(np.isfinite(M))
+                and well_conditioned(M, params[COND], np.empty((0, 0)), np.bool_(False))):
             leave = -1
     return leave, True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _block_pivot(rows, rows_t, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs, tight,
                  ybasic, in_block, position, q, sigma, leave, state, params):
     """:meth:`gto.engine._block.Block.pivot`: False (the block as before) when refused."""
@@ -127,7 +126,7 @@ def _block_pivot(rows, rows_t, rhs, coord, n_coord, points, Binv, G, H, theta, r
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_basis(rows, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs, tight, ybasic,
                in_block, position, basis, basic, params):
     """:meth:`gto.engine._block.Block.set_basis`; False if the block cannot be refactorised
@@ -146,75 +145,67 @@ def _set_basis(rows, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs, ti
 
 
 @njit(cache=True)
-def _iteration(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, theta, r, rabs, tight,
-               ybasic, in_block, position, cost, ucost, charge, rownorm, flat, state, params,
-               reduced, slope, noise):
-    """One pass of :func:`gto.engine._hinge_lp._simplex_reference`'s loop: OPTIMAL,
-    PIVOTED (a pivot made, or an edge undone / skipped) or SINGULAR."""
-    m = tight.shape[0]
-    tol = params[TOL]
-    edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, params[ZERO], Binv, rownorm,
-                params[ROUNDING], reduced, slope, noise)
-    j = _entering(reduced, noise, flat, tight, tol, state[DEGENERATE] != 0)
-    if j < 0:
-        return OPTIMAL
-    q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
-    tj = tol + noise[j]
-    descent = slope[j] < -tj
-    before = hinge_value(cost, ucost, r)
-    leave, small = _pivot_row(rows, Binv, G, r, ybasic, in_block, tight, q, sigma, slope[j], tj,
-                              charge, rownorm, descent, params)
-    basis, basic = tight.copy(), ybasic.copy()
-    after = np.nan
-    if leave >= 0:
-        if not _block_pivot(rows, rows_t, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs,
-                            tight, ybasic, in_block, position, q, sigma, leave, state, params):
-            leave = -1
-        elif small and not refactor(rows, tight, rhs, coord, n_coord, points, params[COND], Binv,
-                                    G, H, theta, r, rabs):
-            after = np.inf
-        elif descent:
-            for t in range(r.shape[0]):
-                ybasic[t] = r[t] >= 0
-    if np.isnan(after):
-        after = hinge_value(cost, ucost, r)
-    if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
-        if leave >= 0:
-            if not _set_basis(rows, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs, tight,
-                              ybasic, in_block, position, basis, basic, params):
-                return SINGULAR
-        elif state[REFACTORISED] == 0:
-            if not refactor(rows, tight, rhs, coord, n_coord, points, params[COND], Binv, G, H,
-                            theta, r, rabs):
-                return SINGULAR
-        flat[j] = state[REFACTORISED] != 0 or leave >= 0
-        state[REFACTORISED] = 1
-        return PIVOTED
-    flat[:] = False
-    state[REFACTORISED] = 0
-    state[DEGENERATE] = 0 if descent and after < before - tol else 1
-    return PIVOTED
-
-
-@njit(cache=True)
 def hinge_run(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, theta, r, rabs, tight,
               ybasic, in_block, position, cost, ucost, charge, rownorm, flat, state, params,
               budget, max_pivots):
     """Up to ``budget`` passes of the simplex from the block's vertex, in place; the
     pass count, Bland's flag, the refactorised flag and the block's update count
     carry over in ``state``, the skipped edges in ``flat``, so runs chain into the
-    reference's single loop.  Returns ``(status, objective)`` (objective: at OPTIMAL)."""
+    reference's single loop.  Returns ``(status, objective)`` (objective: at OPTIMAL).
+
+    Each pass is one of :func:`gto.engine._hinge_lp._simplex_reference`'s loop:
+    optimal, or a pivot made, an edge undone or skipped, or a block that cannot be
+    refactorised.  The pass is written in the loop, not a compiled function of its
+    own, and its helpers called once (:func:`_pivot_row`, :func:`_block_pivot`,
+    :func:`_set_basis`) are inlined (numba's IR): numba optimises every callee again
+    inside each compiled caller, so each level less saves seconds of a cold compile
+    (docs/speed.md)."""
     m = tight.shape[0]
+    tol = params[TOL]
     reduced, slope, noise = np.empty(2 * m), np.empty(2 * m), np.empty(2 * m)
     for _ in range(budget):
         if state[PIVOTS] >= max_pivots:
             return PIVOT_LIMIT, np.nan
-        status = _iteration(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, theta,
-                            r, rabs, tight, ybasic, in_block, position, cost, ucost, charge,
-                            rownorm, flat, state, params, reduced, slope, noise)
-        if status == OPTIMAL:
+        edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, params[ZERO], Binv,
+                    rownorm, params[ROUNDING], reduced, slope, noise)
+        j = _entering(reduced, noise, flat, tight, tol, state[DEGENERATE] != 0)
+        if j < 0:
             return OPTIMAL, hinge_value(cost, ucost, r)
-        if status == SINGULAR:
-            return SINGULAR, np.nan
+        q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
+        tj = tol + noise[j]
+        descent = slope[j] < -tj
+        before = hinge_value(cost, ucost, r)
+        leave, small = _pivot_row(rows, Binv, G, r, ybasic, in_block, tight, q, sigma, slope[j],
+                                  tj, charge, rownorm, descent, params)
+        basis, basic = tight.copy(), ybasic.copy()
+        after = np.nan
+        if leave >= 0:
+            if not _block_pivot(rows, rows_t, rhs, coord, n_coord, points, Binv, G, H, theta, r,
+                                rabs, tight, ybasic, in_block, position, q, sigma, leave, state,
+                                params):
+                leave = -1
+            elif small and not refactor(rows, tight, rhs, coord, n_coord, points, params[COND],
+                                        Binv, G, H, theta, r, rabs):
+                after = np.inf
+            elif descent:
+                for t in range(r.shape[0]):
+                    ybasic[t] = r[t] >= 0
+        if np.isnan(after):
+            after = hinge_value(cost, ucost, r)
+        if leave < 0 or after > before + tol:  # rounding error: refactorise once, then skip
+            if leave >= 0:
+                if not _set_basis(rows, rhs, coord, n_coord, points, Binv, G, H, theta, r, rabs,
+                                  tight, ybasic, in_block, position, basis, basic, params):
+                    return SINGULAR, np.nan
+            elif state[REFACTORISED] == 0:
+                if not refactor(rows, tight, rhs, coord, n_coord, points, params[COND], Binv, G,
+                                H, theta, r, rabs):
+                    return SINGULAR, np.nan
+            flat[j] = state[REFACTORISED] != 0 or leave >= 0
+            state[REFACTORISED] = 1
+        else:
+            flat[:] = False
+            state[REFACTORISED] = 0
+            state[DEGENERATE] = 0 if descent and after < before - tol else 1
         state[PIVOTS] += 1
     return PAUSED, np.nan

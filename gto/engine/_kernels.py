@@ -296,8 +296,9 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
 @njit(cache=True)
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """Ratio tests of every edge, q with sigma=+1 then q with sigma=-1, by the
-    rule of :func:`_ratio_columns`."""
-    return _ratio_columns(G, 0, G.shape[0], rabs, ybasic, in_block, tol, rtol)
+    rule of :func:`_ratio_columns`.  The first column is an ``int64``, as in
+    :func:`ratio_one`: a literal 0 would compile ``_ratio_columns`` a second time."""
+    return _ratio_columns(G, np.int64(0), G.shape[0], rabs, ybasic, in_block, tol, rtol)
 
 
 @njit(cache=True, inline="always")
@@ -530,7 +531,8 @@ def refactor(rows, tight, rhs, coord, n_coord, points, max_cond, Binv, G, H, the
         inverse = np.linalg.solve(M, np.eye(M.shape[0]))
     except Exception:  # numba: LinAlgError on an exactly singular block
         return False
-    if not np.all(np.isfinite(inverse)) or not well_conditioned(M, max_cond, inverse):
+    # LAPACK's inverse is F-ordered: passed as its transpose, a C-ordered view
+    if not np.all(np.isfinite(inverse)) or not well_conditioned(M, max_cond, inverse.T, np.bool_(True)):
         return False
     Binv[:] = inverse
     G[:] = np.dot(rows, inverse).T

@@ -39,66 +39,97 @@ EXACT_COND_MAX = 400
 POWER_STEPS = 40
 
 
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """``dst[:] = src`` for vectors of one length, as a loop: numba's array
+    assignment compiles its shape-mismatch error path (with the string formatting
+    of its message) in the functions using it (docs/speed.md, cold compile)."""
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
+def _copy_columns(dst, src, n):
+    """``dst[:, :n] = src[:, :n]``, as a loop (see :func:`_copy`)."""
+    for i in range(dst.shape[0]):
+        for j in range(n):
+            dst[i, j] = src[i, j]
+
+
 @njit(cache=True)
-def well_conditioned(M, max_cond, Minv):
+def well_conditioned(M, max_cond, Minv, transposed):
     """True if the rows of ``M`` (k x m, k <= m) are independent within ``max_cond``.
 
     Exact (an SVD) up to ``EXACT_COND_MAX`` columns or when M is not square;
     above, ``|M|_2 |M^-1|_2`` by :func:`norm2_estimate` with the inverse ``Minv``
-    if it is m x m (a block's own ``Binv``), else (pass a 0 x 0 array) a fresh
-    one (singular: False)."""
+    if it is m x m (a block's own ``Binv``; its transpose when ``transposed``),
+    else (pass a 0 x 0 array) a fresh one (singular: False).  ``Minv`` is always
+    C-ordered: LAPACK's F-ordered inverse is passed as its transpose (the same
+    memory), so numba compiles this test once (docs/speed.md, cold compile);
+    compiled callers pass ``np.bool_`` flags, as a literal ``True`` or ``False``
+    would be a type of its own."""
     k, m = M.shape
     if k < m or m <= EXACT_COND_MAX:
         _, s, _ = np.linalg.svd(M, full_matrices=False)
         return conditioned(s, max_cond)
     if Minv.shape[0] == m:
-        return _estimate_within(M, Minv, max_cond)
+        return _estimate_within(M, Minv, transposed, max_cond)
     try:
         inverse = np.ascontiguousarray(np.linalg.inv(M))
     except Exception:  # numba: LinAlgError on an exactly singular M
         return False
-    return _estimate_within(M, inverse, max_cond)
+    return _estimate_within(M, inverse, np.bool_(False), max_cond)
 
 
 @njit(cache=True)
-def _estimate_within(M, Minv, max_cond):
+def _estimate_within(M, Minv, transposed, max_cond):
     if not np.all(np.isfinite(Minv)):
         return False
-    return norm2_estimate(M, POWER_STEPS) * norm2_estimate(Minv, POWER_STEPS) <= max_cond
+    return (norm2_estimate(M, POWER_STEPS, np.bool_(False))
+            * norm2_estimate(Minv, POWER_STEPS, transposed) <= max_cond)
 
 
 @njit(cache=True)
-def norm2_estimate(A, steps):
+def norm2_estimate(A, steps, transposed):
     """The largest singular value of ``A`` (m x m) from below, by ``steps`` power
     iterations on ``A^T A`` (O(m^2) each) from a fixed start (reproducible): the
     estimate rises to ``|A|_2`` at the rate of the two largest singular values'
     ratio squared, so a condition number is under-estimated by a small factor at
     most, never by orders of magnitude unless the top two are nearly equal - and
-    then either is as large."""
+    then either is as large.
+
+    ``transposed``: ``A`` holds the transpose of the matrix (C-ordered).  Its
+    products ``x @ A`` and ``A @ y`` are then the very BLAS calls (``gemv``, same
+    operands and flags) of the matrix's own ``B @ x`` and ``y @ B`` with ``B``
+    F-ordered, so the estimate has the same bits as from ``B`` itself."""
     m = A.shape[1]
     x = 1.0 + 0.5 * np.sin(np.arange(m) + 1.0)
     x /= np.sqrt(x @ x)
     sigma = 0.0
     for _ in range(steps):
-        y = A @ x
+        y = x @ A if transposed else A @ x
         sigma = np.sqrt(y @ y)
-        x = y @ A  # A^T y
+        x = A @ y if transposed else y @ A  # the matrix's transpose times y
         size = np.sqrt(x @ x)
         if size == 0.0 or not np.isfinite(size):
             return sigma if size == 0.0 else np.inf
         x /= size
-    y = A @ x
+    y = x @ A if transposed else A @ x
     return max(sigma, np.sqrt(y @ y))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def null_basis(M, out):
     """Orthonormal basis of the null space of ``M`` (k x m) written in the first
     columns of ``out`` (m x m); returns their number.  The rank counts singular
-    values above ``max(k, m) * eps * s_max``, as ``scipy.linalg.null_space``."""
+    values above ``max(k, m) * eps * s_max``, as ``scipy.linalg.null_space``.
+    Inlined in its one compiled call (:func:`purify_steps`): numba would otherwise
+    optimise it again there (docs/speed.md, cold compile)."""
     k, m = M.shape
     if k == 0:
-        out[:, :] = np.eye(m)
+        for i in range(m):
+            for j in range(m):
+                out[i, j] = 1.0 if i == j else 0.0
         return m
     _, s, vh = np.linalg.svd(M, full_matrices=True)
     return _null_from_svd(s, vh, k, out)
@@ -112,7 +143,7 @@ def _null_from_svd(s, vh, k, out):
     for v in s:
         rank += v > tol
     for j in range(m - rank):
-        out[:, j] = vh[rank + j]
+        _copy(out[:, j], vh[rank + j])
     return m - rank
 
 
@@ -175,7 +206,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     Q = np.empty((m, m))
     if basis >= 0:  # resume after PAUSED: the null basis of tight[:k] is in out
         nq = basis
-        Q[:, :nq] = out[:, :nq]
+        _copy_columns(Q, out, nq)
     else:
         nq = null_basis(rows[tight[:k]], Q)
     r = np.empty(T)
@@ -186,7 +217,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     steps = 0
     while k < m:
         if steps == max_steps:
-            out[:, :nq] = Q[:, :nq]
+            _copy_columns(out, Q, nq)
             return PAUSED, k, nq
         steps += 1
         if given:
@@ -202,7 +233,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 for c in range(nq):
                     v[j] += coef[c] * Q[j, c]
             if np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
-                out[:, :] = Q
+                _copy_columns(out, Q, m)
                 return NEEDS_DIRECTION, k, nq
         top = 0.0
         for t in range(T):
@@ -249,9 +280,9 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                     violation += cost[t] * slack
             if best_row < 0 or violation < best_violation:
                 best_violation, best_row = violation, row
-                best_theta[:] = cand
+                _copy(best_theta, cand)
         if best_row < 0:  # a lineality direction: Python pins it with a pseudo-row
-            out[:, 0] = v
+            _copy(out[:, 0], v)
             return LINEALITY, k, 1
         if dep_rtol > 0:  # incremental null basis
             left = drop_direction(Q, nq, rows[best_row], dep_rtol)
@@ -259,22 +290,22 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 if best_row < dependent.shape[0]:
                     dependent[best_row] = True
                     continue
-                out[:, 0] = v  # a pseudo-row cannot be dependent; let the caller redo
+                _copy(out[:, 0], v)  # a pseudo-row cannot be dependent; let the caller redo
                 return LINEALITY_FAILED, k, 0
-            theta[:] = best_theta
+            _copy(theta, best_theta)
             tight[k] = best_row
             k += 1
             nq = left
             continue
         M = np.empty((k + 1, m))
         for i in range(k):
-            M[i] = rows[tight[i]]
-        M[k] = rows[best_row]
+            _copy(M[i], rows[tight[i]])
+        _copy(M[k], rows[best_row])
         _, s, vh = np.linalg.svd(M, full_matrices=True)
         if best_row < dependent.shape[0] and not conditioned(s, max_cond):
             dependent[best_row] = True
             continue
-        theta[:] = best_theta
+        _copy(theta, best_theta)
         tight[k] = best_row
         k += 1
         nq = _null_from_svd(s, vh, k, Q)

@@ -31,6 +31,7 @@ enough for the thousands of fits of one start.
 """
 from __future__ import annotations
 
+import math
 import zlib
 
 import numpy as np
@@ -73,7 +74,9 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
         Xa = X1[active]
         Xw = np.ascontiguousarray((Xa * w[active].reshape(-1, 1)).T)
         G = Xw @ Xa + ridge * np.eye(m)  # the normal equations, by BLAS
-        theta = np.linalg.solve(G, Xw @ t[active])
+        # one right-hand side as an (m, 1) array: LAPACK's very call (gesv, nrhs=1),
+        # and numba's solve compiled once, for this and the refactorisation's
+        theta = np.linalg.solve(G, (Xw @ t[active]).reshape(-1, 1))[:, 0].copy()
         margin = t * (X1 @ theta)
         inside = (margin < 1.0) & (margin > -ramp)
         if np.array_equal(inside, active) or inside.sum() < m:
@@ -83,26 +86,58 @@ def _l2_svm(X1, t, w, steps, ridge, ramp):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _targets(go_left):  # pragma: no cover - compiled
+    """``np.where(go_left, -1.0, 1.0)``: the SVM's targets (a loop: numba's generic
+    ``where`` costs seconds of compile time)."""
+    t = np.empty(go_left.shape[0])
+    for i in range(go_left.shape[0]):
+        t[i] = -1.0 if go_left[i] else 1.0
+    return t
+
+
+@njit(cache=True)
+def _quantile(a, q):  # pragma: no cover - compiled
+    """``np.quantile(a, q)`` as numba computes it, for ``0 < q < 1`` and ``a`` not
+    empty: linear interpolation between the order statistics around the rank
+    ``1 + (n - 1) q`` (``q`` taken through percent, as numba does), NaN when ``a``
+    holds a NaN.  From a sort instead of numba's generic percentile code (about
+    5 s of compile time): the same two values and the same arithmetic, so the
+    same bits."""
+    s = np.sort(a)
+    n = s.shape[0]
+    if np.isnan(s[n - 1]) or (n == 1 and not np.isfinite(s[0])):
+        return np.nan
+    if n == 1:
+        return s[0]
+    rank = 1 + (n - 1) * ((q * 100.0) / 100.0)
+    f = math.floor(rank)
+    frac = rank - f
+    return s[f - 1] * (1 - frac) + s[f] * frac
+
+
+@njit(cache=True)
 def _random_gate(X1, low, high):  # pragma: no cover - compiled
     """:meth:`_RegionFit.random_gate` on numba's random stream."""
     m = X1.shape[1]
     gate = np.zeros(m)
     gate[:m - 1] = np.random.standard_normal(m - 1)
     if X1.shape[0] > 0:
-        gate[m - 1] = np.quantile(np.ascontiguousarray(X1[:, :m - 1]) @ gate[:m - 1],
-                                  np.random.uniform(low, high))
+        gate[m - 1] = _quantile(np.ascontiguousarray(X1[:, :m - 1]) @ gate[:m - 1],
+                                np.random.uniform(low, high))
     return gate
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lowest_gate(X1, y, w, a, b, warm, has_warm, low, high, steps, ridge, ramp):  # pragma: no cover
-    """:meth:`_RegionFit._lowest` (and the gate of too few points), compiled."""
+    """:meth:`_RegionFit._lowest` (and the gate of too few points), compiled.  Inlined
+    in its one call (numba's IR): as a function of its own, numba would compile it and
+    then optimise it again inside its caller (docs/speed.md, cold compile)."""
     n, m = X1.shape
     mask = (y == a) | (y == b)
     n_a, n_ab = np.sum(y[mask] == a), np.sum(mask)
     if n < m + 2 or a == b or n_a == 0 or n_a == n_ab:
         return warm.copy() if has_warm else _random_gate(X1, low, high)
-    t = np.where(y[mask] == a, -1.0, 1.0)
+    t = _targets(y[mask] == a)
     ws = w[mask]
     return _l2_svm(X1[mask], t, ws / np.sum(ws), steps, ridge, ramp)
 
@@ -120,32 +155,51 @@ def _pair_predict(X1, T, classes):  # pragma: no cover - compiled
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_below(X1, y, w, classes, gate, W, has, low, high, steps, ridge, ramp):  # pragma: no cover
-    """:meth:`_RegionFit.below` of a height-2 pair: ``(T, errors)``."""
+    """:meth:`_RegionFit.below` of a height-2 pair: ``(T, errors)``.  Inlined in its one
+    call, as :func:`_lowest_gate` in its one call here (left side, then right)."""
     left = X1 @ gate <= 0
     T = np.empty((3, X1.shape[1]))
     T[0] = gate
-    T[1] = _lowest_gate(X1[left], y[left], w[left], classes[0], classes[1], W[1], has[1],
-                        low, high, steps, ridge, ramp)
-    T[2] = _lowest_gate(X1[~left], y[~left], w[~left], classes[2], classes[3], W[2], has[2],
-                        low, high, steps, ridge, ramp)
+    for side in range(2):
+        on = left if side == 0 else ~left
+        T[1 + side] = _lowest_gate(X1[on], y[on], w[on], classes[2 * side],
+                                   classes[2 * side + 1], W[1 + side], has[1 + side], low, high,
+                                   steps, ridge, ramp)
     return T, np.sum(w * (_pair_predict(X1, T, classes) != y))
+
+
+@njit(cache=True)
+def _right(z, a, b, y):  # pragma: no cover - compiled
+    """Whether a decision sending ``z <= 0`` to class ``a``, the rest to ``b``, gets
+    each label ``y`` right (``np.where(z <= 0, a, b) == y``, as a loop)."""
+    out = np.empty(z.shape[0], dtype=np.bool_)
+    for i in range(z.shape[0]):
+        out[i] = (a if z[i] <= 0 else b) == y[i]
+    return out
 
 
 @njit(cache=True)
 def _pair_alternate(X1, y, w, classes, gate, W, has, rounds, low, high, steps, ridge,
                     ramp):  # pragma: no cover - compiled
-    """:meth:`_RegionFit.alternate` of a height-2 pair: the best ``(T, errors)``."""
+    """:meth:`_RegionFit.alternate` of a height-2 pair: the best ``(T, errors)``.  Round
+    0 fits below the starting ``gate`` (warm gates ``W`` where ``has``), each further
+    round below the gate separating the points only one subtree gets right (warm:
+    the last fit); one call of :func:`_pair_below`, inlined."""
     m = X1.shape[1]
-    T, errors = _pair_below(X1, y, w, classes, gate, W, has, low, high, steps, ridge, ramp)
-    best, best_errors = T.copy(), errors
+    best, best_errors = np.empty((3, m)), np.inf
     last_care, last_left = np.zeros(0, np.bool_), np.zeros(0, np.bool_)
     warm = np.ones(3, np.bool_)
-    for _ in range(rounds):
+    for r in range(rounds + 1):
+        T, errors = _pair_below(X1, y, w, classes, gate, W, has, low, high, steps, ridge, ramp)
+        if r == 0 or errors < best_errors:
+            best, best_errors = T.copy(), errors
+        if r == rounds:
+            break
         z1, z2 = X1 @ T[1], X1 @ T[2]
-        right0 = np.where(z1 <= 0, classes[0], classes[1]) == y
-        right1 = np.where(z2 <= 0, classes[2], classes[3]) == y
+        right0 = _right(z1, classes[0], classes[1], y)
+        right1 = _right(z2, classes[2], classes[3], y)
         care = right0 != right1
         go_left = right0[care]
         same = (len(last_care) == len(care) and np.array_equal(care, last_care)
@@ -154,31 +208,33 @@ def _pair_alternate(X1, y, w, classes, gate, W, has, rounds, low, high, steps, r
             break
         last_care, last_left = care, go_left
         ws = w[care]
-        gate = _l2_svm(X1[care], np.where(go_left, -1.0, 1.0), ws / np.sum(ws), steps, ridge,
-                       ramp)
-        T, errors = _pair_below(X1, y, w, classes, gate, T, warm, low, high, steps, ridge, ramp)
-        if errors < best_errors:
-            best, best_errors = T.copy(), errors
+        gate = _l2_svm(X1[care], _targets(go_left), ws / np.sum(ws), steps, ridge, ramp)
+        W, has = T, warm
     return best, best_errors
 
 
 @njit(cache=True)
-def _fit_pair(X1, y, w, classes, W, has, gates, rounds, low, high, seed, steps, ridge,
-              ramp):  # pragma: no cover - compiled
+def _seed(seed):  # pragma: no cover - compiled
+    """Seed numba's random stream (one per thread, shared by every compiled function)."""
+    np.random.seed(seed)
+
+
+def _fit_pair(X1, y, w, classes, W, has, gates, seed):
     """:meth:`_RegionFit.fit` of a decision of height 2 whose children are decisions
     of height 1 (leaf codes ``classes``, left to right): from the warm gates ``W``
     (``has[0]``), else from each of the random ``gates``; ``(T (3, m), errors)`` of
     the fewest errors.  Random gates needed inside come from numba's stream seeded
-    by ``seed``."""
-    np.random.seed(seed)
+    by ``seed``.  A Python loop over compiled fits: a compiled one would add a
+    level of numba's compile (every callee optimised again inside it, about 5 s)
+    for four calls."""
+    _seed(seed)
+    args = (ROUNDS[2], *GATE_QUANTILES, NEWTON_STEPS, RIDGE, RAMP)
     if has[0]:
-        return _pair_alternate(X1, y, w, classes, W[0].copy(), W, has, rounds, low, high, steps,
-                               ridge, ramp)
+        return _pair_alternate(X1, y, w, classes, W[0].copy(), W, has, *args)
     none = np.zeros(3, np.bool_)
     best, best_errors = np.zeros((3, X1.shape[1])), np.inf
-    for k in range(gates.shape[0]):
-        T, errors = _pair_alternate(X1, y, w, classes, gates[k].copy(), W, none, rounds, low, high,
-                                    steps, ridge, ramp)
+    for gate in gates:
+        T, errors = _pair_alternate(X1, y, w, classes, gate.copy(), W, none, *args)
         if errors < best_errors:
             best, best_errors = T, errors
     return best, best_errors
@@ -266,9 +322,7 @@ class _RegionFit:
         # the rare random gates inside (a side without both leaf classes) from a stream
         # seeded by the starting gates: rng's own stream stays as in the Python fit
         T, errors = _fit_pair(np.ascontiguousarray(self.X1[points]), self.y[points],
-                              self.w[points], classes, W, has, gates, ROUNDS[2],
-                              *GATE_QUANTILES, zlib.crc32(gates.tobytes()), NEWTON_STEPS,
-                              RIDGE, RAMP)
+                              self.w[points], classes, W, has, gates, zlib.crc32(gates.tobytes()))
         return {d: T[0], l: T[1], r: T[2]}, errors
 
     def _any_gates(self, d, points, warm):
