@@ -191,7 +191,7 @@ def candidates(A, E, L, V):
     Inlined (numba IR) into its caller (from the time ``A`` was a tuple whose arrays
     each call reference-counted; kept: its compiled code is unchanged)."""
     slots = edges(A, E, L)
-    score(A, slots, V, 0)
+    score(A, slots, V, np.int64(0))  # an int64, as _diversify passes: one compiled score
     return slots.shape[0]
 
 
