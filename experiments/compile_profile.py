@@ -74,8 +74,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     listener = CompileListener()
     event.register("numba:compile", listener)
-    import gto
+    import gto  # after the listener: importing gto may compile
     import problems
+    from gto.utils._atomic import write_text_atomic
 
     X, y = problems.load("heart")
     start = time.perf_counter()
@@ -90,11 +91,12 @@ def main(argv=None):
           f"{len(listener.records)} compiles")
     for name, (count, inclusive, exclusive) in sorted(rows.items(), key=lambda kv: -kv[1][2])[:args.top]:
         print(f"{exclusive:7.2f} {inclusive:7.2f} {count:3d} {name}")
-    for name, signatures in several_types().items():
+    duplicates = several_types()
+    for name, signatures in duplicates.items():
         print(f"{len(signatures)} types: {name}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"records": listener.records, "several_types": several_types()}, f)
+        write_text_atomic(args.json, json.dumps({"records": listener.records,
+                                                 "several_types": duplicates}))
 
 
 if __name__ == "__main__":
