@@ -188,10 +188,10 @@ def score(A, slots, V, first):
 @njit(cache=True, no_cpython_wrapper=True, inline="always")
 def candidates(A, E, L, V):
     """Every bounded edge into ``E, L, V`` (NaN values as +inf); returns their number.
-    Inlined (numba IR) into its caller (from the time ``A`` was a tuple whose arrays
-    each call reference-counted; kept: its compiled code is unchanged)."""
+    Inlined (numba IR) into its one caller, :func:`_remake`: a compiled level of its
+    own would be optimised again inside the caller (docs/speed.md, cold compile)."""
     slots = edges(A, E, L)
-    score(A, slots, V, np.int64(0))  # an int64, as _diversify passes: one compiled score
+    score(A, slots, V, np.int64(0))  # not a literal 0: one compiled score, as _diversify's
     return slots.shape[0]
 
 
@@ -399,7 +399,7 @@ def _diversify(A, S, it, asp, rng):
     best = np.inf
     one = np.empty(1, dtype=np.int64)
     for _ in range(n):
-        i = -1
+        i = np.int64(-1)  # not a literal -1: numba would type score's call for it too
         for a in range(n):  # the lowest K not visited
             if not visited[a] and (i < 0 or K[a] < K[i]):
                 i = a
