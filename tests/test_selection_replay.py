@@ -4,6 +4,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
+import gto.learners._estimator as E
 from experiments import quality
 from experiments import selection_replay as R
 from gto.engine._svm_start import svm_tree
@@ -12,7 +13,8 @@ from gto.engine._svm_start import svm_tree
 def test_another_inner_split_scores_the_candidates_on_other_folds():
     """``record(split, repeat=1)``: the same training points in other stratified folds
     (shuffled by ``repeat_seed``), each 1-norm SVM tree's per-point hits there as a
-    direct ``svm_tree`` fit on those folds gives them, and no outer refits."""
+    direct ``svm_tree`` fit on those folds gives them (the estimator's penalty and
+    intercept scaling), and no outer refits."""
     split = quality.splits(["liver"], quick=True)[0]
     rec = R.record(split, repeat=1)
     X, y = MinMaxScaler().fit(split.X_train).transform(split.X_train), split.y_train
@@ -28,7 +30,8 @@ def test_another_inner_split_scores_the_candidates_on_other_folds():
     for i in rows:
         for k, (train, test) in enumerate(folds):
             fitted, _ = svm_tree(tree, X[train], y[train], C=rec["grid"][i]["svm_C"],
-                                 random_state=split.seed, penalty="l1")
+                                 random_state=split.seed, penalty=E.SVM_PENALTY,
+                                 intercept_scaling=E.SVM_INTERCEPT_SCALING)
             hit = (fitted.predict(X[test]) == y[test]).astype(int).tolist()
             assert rec["first"][f"{i},{k}"]["hit"] == hit
     search = next(i for i, g in enumerate(rec["grid"]) if g["alpha"] is not None)

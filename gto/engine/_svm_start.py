@@ -46,12 +46,17 @@ def node_targets(tree, d, y):
 
 
 def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=None,
-             penalty="l2"):
+             penalty="l2", intercept_scaling=1.0):
     """``tree``'s structure and leaf classes with every decision a linear SVM.
 
     ``penalty``: "l2", scikit-learn's ``LinearSVC`` as it comes (every weight
     nonzero); "l1", the 1-norm SVM ``LinearSVC(penalty="l1", dual=False)``
     (squared hinge loss), whose zero weights leave features out of the rule.
+
+    ``intercept_scaling``: ``LinearSVC``'s (liblinear's) constant column: the
+    intercept is fitted as the weight of that column, so it is penalised like
+    the others unless the column is large (the intercept's weight is then small
+    for the same intercept).  Scikit-learn's default 1 penalises it fully.
 
     With ``max_depth`` only the decisions above that depth (the root at depth
     0) are SVMs (a pruned tree in the fixed structure, e.g. ``max_depth=1``:
@@ -85,7 +90,8 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
         gamma[d] = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
         if len(sides) == 2 and (max_depth is None or depth[d] < max_depth):
             svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
-                            random_state=random_state, max_iter=10_000)
+                            intercept_scaling=intercept_scaling, random_state=random_state,
+                            max_iter=10_000)
             with warnings.catch_warnings(), config_context(assume_finite=True,
                                                            skip_parameter_validation=True):
                 # checked data and parameters: scikit-learn's checks cost as much as the fit

@@ -52,6 +52,13 @@ SVM_ALPHA_GRID = (0.0,)
 MAX_FEATURES_GRID = (1, 2, None)
 SVM_C_GRID = (0.1, 0.3, 1.0)  # the 1-norm SVM trees of the auto grid
 SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, readable decisions
+#: their liblinear ``intercept_scaling``: large enough that a decision's offset is
+#: (nearly) not penalised, only its weights are.  Liblinear penalises the intercept
+#: as one more weight; with the L1 penalty and a small ``C`` that pulls every
+#: offset towards 0 on the standardised scale, i.e. towards the mean of all the
+#: training points, where neither a decision below the root (its points' mean is
+#: elsewhere) nor a root with unequal classes has its boundary (docs/speed.md)
+SVM_INTERCEPT_SCALING = 10.0
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
 #: with ``time_limit``, the share of it the internal cross-validation may use (the
 #: searched fold fits split it; the refit gets what is left)
@@ -396,7 +403,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
         elif params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
-            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
+            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty,
+                              SVM_INTERCEPT_SCALING if params["alpha"] is None else 1.0)
             if params["alpha"] is None:
                 return svm
             starts = [(svm.tree, "tree")]  # optimize's rounds add greedy and CART
@@ -815,14 +823,15 @@ def _seed(random_state):
     return random_state
 
 
-def _svm_result(tree, X, y, w, C, seed, penalty):
+def _svm_result(tree, X, y, w, C, seed, penalty, intercept_scaling=1.0):
     """The linear-SVM tree as an ``OptimizeResult`` like :func:`optimize`'s (``nit``: the
-    SVM solver's iterations)."""
+    SVM solver's iterations; ``intercept_scaling``: liblinear's, as
+    :func:`gto.engine._svm_start.svm_tree`)."""
     from scipy.optimize import OptimizeResult
 
     t0 = time.perf_counter()
     fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
-                              penalty=penalty)
+                              penalty=penalty, intercept_scaling=intercept_scaling)
     n_errors = fitted.n_errors(X, y, w)
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
