@@ -137,8 +137,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
         the 1-norm SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
         ``LinearSVC(penalty="l1")`` on the points reaching it (STree-style, no
-        search, :func:`gto.engine._svm_start.svm_tree` with ``penalty=SVM_PENALTY``),
-        whose zero weights leave features out of the rule, and may pick one.
+        search, :func:`gto.engine._svm_start.svm_tree` with ``penalty=SVM_PENALTY``
+        and ``intercept_scaling=SVM_INTERCEPT_SCALING``, so that the penalty
+        falls on the weights and not on where the boundary sits), whose zero
+        weights leave features out of the rule, and may pick one.
         They cost milliseconds, and as convex fits they count as the simplest
         candidates.  The alpha-0 search also starts from the L2 SVM tree of
         ``SVM_START_C``.  (With ``svm=False`` the alpha-0 search starts from
