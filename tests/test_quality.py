@@ -91,6 +91,26 @@ def test_selection_ranks_the_search_from_the_svm_tree_with_the_searched_trees():
     assert selection.choose(recs, ["svm0.1-a0", "a1", "svm"], "max")["candidate"] == "svm0.1-a0"
 
 
+def test_selection_svm_candidate_is_the_estimators_svm_tree():
+    """experiments.selection's 1-norm SVM candidate is the tree GTOClassifier's
+    internal CV scores (same penalty, same liblinear intercept scaling), on data
+    (spectf, 21 % / 79 %) where the scaling changes the tree."""
+    import gto
+    from experiments import selection
+    from gto.engine._svm_start import svm_tree
+
+    X, y = problems.load("spectf")
+    X = MinMaxScaler().fit_transform(X)
+    start = gto.Tree.complete(2, np.unique(y), X.shape[1])
+    grid_point = {"alpha": None, "max_features": None, "svm_C": 0.1}
+    ours = gto.GTOClassifier(random_state=0)._fit_tree(start, X, y, None, grid_point, 1).tree
+    theirs = selection.SVMTree(C=0.1, penalty="l1", random_state=0).fit(X, y).tree_
+    np.testing.assert_array_equal(theirs.W, ours.W)
+    np.testing.assert_array_equal(theirs.gamma, ours.gamma)
+    unscaled = svm_tree(start, X, y, C=0.1, random_state=0, penalty="l1")[0]
+    assert not np.array_equal(unscaled.W, ours.W)
+
+
 def test_gto_max_iter_from_the_command_line_reaches_the_estimator(monkeypatch):
     # --gto max_iter=N is passed on to GTOClassifier (it was a second value of the arms'
     # own max_iter argument), and wins over the run's (--quick's) budget
