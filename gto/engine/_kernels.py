@@ -54,41 +54,44 @@ RATIO_BIG = 1024.0
 
 
 @njit(cache=True, inline="always")
-def _ratio_rule(g, thr, rabs, ybasic, best, row, t0, t1):
-    """The ratio test's rule over rows t0..t1-1, in order, from the state in ``best``
-    and ``row`` (per sign: smallest step so far and its row): row t of sign
-    ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[s] * |g|``."""
+def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
+    """The ratio test's rule over rows t0..t1-1 of column q of ``G``, in order, from the
+    state in ``best[c]`` and ``row[c]`` (per sign ``s``: smallest step so far and its
+    row): row t of sign ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[c, s] * |g|``.
+
+    The ratio helpers take ``G`` and a column (and ``best``, ``row``, ``mask`` and a
+    slot) rather than views of them: a view and each array argument of a compiled
+    call is reference-counted (an atomic update) at every call."""
     for t in range(t0, t1):
-        a = abs(g[t])
-        s = 0 if (g[t] > 0) == ybasic[t] else 1
-        if a > thr and rabs[t] < best[s] * a:
-            best[s] = rabs[t] / a
-            row[s] = t
+        x = G[q, t]
+        a = abs(x)
+        s = 0 if (x > 0) == ybasic[t] else 1
+        if a > thr and rabs[t] < best[c, s] * a:
+            best[c, s] = rabs[t] / a
+            row[c, s] = t
 
 
-@njit(cache=True)
-def _ratio_top(g, in_block):
-    """Largest |g| outside the block (NaN ignored, 0 if none)."""
+@njit(cache=True, inline="always")
+def _ratio_top(G, q, in_block, t1):
+    """Largest |g| of column q in rows 0..t1-1 outside the block (NaN ignored, 0 if none)."""
     top = 0.0
-    for t in range(g.shape[0]):
+    for t in range(t1):
         if not in_block[t]:
-            top = max(top, abs(g[t]))
+            top = max(top, abs(G[q, t]))
     return top
 
 
-@njit(cache=True)
-def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big, scale):
-    """:func:`_ratio_rule` over rows 0..p-1 of three columns in one sweep (the rows'
-    data read once; the loop written out, with arrays of its own: views of
-    ``best`` or a helper per column made it four times slower), from the empty
-    state; ``big``: ``scale`` times each column's largest |g| outside the block in
-    those rows."""
-    ba = np.full(2, np.inf)
-    bb = np.full(2, np.inf)
-    bc = np.full(2, np.inf)
-    ra = np.full(2, -1)
-    rb = np.full(2, -1)
-    rc = np.full(2, -1)
+@njit(cache=True, inline="always")
+def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, scale):
+    """:func:`_ratio_rule` over rows 0..p-1 of columns q, q + 1, q + 2 in one sweep
+    (the rows' data read once; the loop written out, each sign's state in scalars:
+    views of ``best`` or a helper per column made it four times slower, and arrays
+    of its own cost six allocations a call), from the empty state, into ``best``,
+    ``row``; ``big``: ``scale`` times each column's largest |g| outside the block in
+    those rows.  The state of a row's sign is chosen by a select; only a take-over
+    (rare) branches on the sign."""
+    ba0 = ba1 = bb0 = bb1 = bc0 = bc1 = np.inf
+    ra0 = ra1 = rb0 = rb1 = rc0 = rc1 = np.int64(-1)
     ta = 0.0
     tb = 0.0
     tc = 0.0
@@ -96,46 +99,60 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
         rt = rabs[t]
         yb = ybasic[t]
         out = not in_block[t]
-        x = ga[t]
+        x = G[q, t]
         a = abs(x)
         if out:
             ta = max(ta, a)
-        s = 0 if (x > 0) == yb else 1
-        if a > thr and rt < ba[s] * a:
-            ba[s] = rt / a
-            ra[s] = t
-        x = gb[t]
+        pos = (x > 0) == yb
+        if a > thr and rt < (ba0 if pos else ba1) * a:
+            if pos:
+                ba0 = rt / a
+                ra0 = t
+            else:
+                ba1 = rt / a
+                ra1 = t
+        x = G[q + 1, t]
         a = abs(x)
         if out:
             tb = max(tb, a)
-        s = 0 if (x > 0) == yb else 1
-        if a > thr and rt < bb[s] * a:
-            bb[s] = rt / a
-            rb[s] = t
-        x = gc[t]
+        pos = (x > 0) == yb
+        if a > thr and rt < (bb0 if pos else bb1) * a:
+            if pos:
+                bb0 = rt / a
+                rb0 = t
+            else:
+                bb1 = rt / a
+                rb1 = t
+        x = G[q + 2, t]
         a = abs(x)
         if out:
             tc = max(tc, a)
-        s = 0 if (x > 0) == yb else 1
-        if a > thr and rt < bc[s] * a:
-            bc[s] = rt / a
-            rc[s] = t
-    for s in range(2):
-        best[0, s], best[1, s], best[2, s] = ba[s], bb[s], bc[s]
-        row[0, s], row[1, s], row[2, s] = ra[s], rb[s], rc[s]
+        pos = (x > 0) == yb
+        if a > thr and rt < (bc0 if pos else bc1) * a:
+            if pos:
+                bc0 = rt / a
+                rc0 = t
+            else:
+                bc1 = rt / a
+                rc1 = t
+    best[0, 0], best[0, 1], best[1, 0], best[1, 1], best[2, 0], best[2, 1] = ba0, ba1, bb0, bb1, bc0, bc1
+    row[0, 0], row[0, 1], row[1, 0], row[1, 1], row[2, 0], row[2, 1] = ra0, ra1, rb0, rb1, rc0, rc1
     big[0] = scale * ta
     big[1] = scale * tb
     big[2] = scale * tc
 
 
-@njit(cache=True)
-def _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, ma, mb, mc):
-    """Marks of three columns in one branch-free sweep (vectorised, no fast-math):
-    row t is marked where ``rabs[t] < v[s] * |g|`` with ``v`` the state ``best``
-    (fixed for the sweep), or where ``|g| >= big``; see :func:`_ratio_columns`."""
+@njit(cache=True, inline="always")
+def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
+    """Marks of columns q, q + 1, q + 2 into ``mask[0:3]`` in one branch-free sweep
+    (vectorised, no fast-math): row t is marked where ``rabs[t] < v[s] * |g|`` with
+    ``v`` the state ``best`` (fixed for the sweep), or where ``|g| >= big``; see
+    :func:`_ratio_columns`."""
     va0, va1, vb0, vb1 = best[0, 0], best[0, 1], best[1, 0], best[1, 1]
     vc0, vc1 = best[2, 0], best[2, 1]
     biga, bigb, bigc = big[0], big[1], big[2]
+    ga, gb, gc = G[q], G[q + 1], G[q + 2]
+    ma, mb, mc = mask[0], mask[1], mask[2]
     for t in range(ga.shape[0]):
         rt = rabs[t]
         yb = ybasic[t]
@@ -150,70 +167,74 @@ def _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, ma, mb, mc):
         mc[t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
 
 
-@njit(cache=True)
-def _ratio_marks_one(g, rabs, ybasic, v0, v1, big, mask):
-    """:func:`_ratio_marks_three` for one column."""
+@njit(cache=True, inline="always")
+def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
+    """:func:`_ratio_marks_three` for column q into ``mask[c]``."""
+    g, marks = G[q], mask[c]
     for t in range(g.shape[0]):
         x = g[t]
         a = abs(x)
-        mask[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
+        marks[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
 
 
-@njit(cache=True)
-def _ratio_marked_rows(g, thr, rabs, ybasic, best, row, mask, p, big):
-    """:func:`_ratio_rule` over the marked rows from p on, in order (eight marks a
-    word, the set bytes found by their trailing zeros).  Returns True if a marked
-    row holds |g| >= ``big``."""
+@njit(cache=True, inline="always")
+def _ratio_marked_rows(G, q, thr, rabs, ybasic, best, row, c, mask, p, big):
+    """:func:`_ratio_rule` over the rows of column q marked in ``mask[c]`` from p on,
+    in order (eight marks a word, the set bytes found by their trailing zeros), into
+    ``best[c]``, ``row[c]``.  Returns True if a marked row holds |g| >= ``big``."""
     words = mask.view(np.uint64)
     seen_big = False
-    for w in range(p // 8, words.shape[0]):
-        bits = words[w]
+    for w in range(p // 8, words.shape[1]):
+        bits = words[c, w]
         while bits != 0:
             t = 8 * w + int(trailing_zeros(bits) >> 3)
             bits &= bits - np.uint64(1)
             if t < p:
                 continue
-            a = abs(g[t])
+            x = G[q, t]
+            a = abs(x)
             seen_big |= a >= big
-            s = 0 if (g[t] > 0) == ybasic[t] else 1
-            if a > thr and rabs[t] < best[s] * a:
-                best[s] = rabs[t] / a
-                row[s] = t
+            s = 0 if (x > 0) == ybasic[t] else 1
+            if a > thr and rabs[t] < best[c, s] * a:
+                best[c, s] = rabs[t] / a
+                row[c, s] = t
     return seen_big
 
 
-@njit(cache=True)
-def _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big):
-    """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| outside the
-    block): where a winner's |g| is at or below it, the column is tested again with
-    it.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big`` are
-    above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
-    not needed."""
+@njit(cache=True, inline="always")
+def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big):
+    """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| of column q
+    outside the block): where a winner's |g| (``row[c]``) is at or below it, the
+    column is tested again with it.  Unless ``seen_big``, top <= ``big``, so winners
+    above ``rtol * big`` are above the floor (rounding is monotone; a winner's |g|
+    exceeds tol) and top is not needed."""
+    r0, r1 = row[c, 0], row[c, 1]
     if not seen_big:
         bound = rtol * big
-        if (row[0] < 0 or abs(g[row[0]]) > bound) and (row[1] < 0 or abs(g[row[1]]) > bound):
+        if (r0 < 0 or abs(G[q, r0]) > bound) and (r1 < 0 or abs(G[q, r1]) > bound):
             return
-    floor = max(tol, rtol * _ratio_top(g, in_block))
-    if not ((row[0] < 0 or abs(g[row[0]]) > floor) and (row[1] < 0 or abs(g[row[1]]) > floor)):
-        best[0] = best[1] = np.inf
-        row[0] = row[1] = -1
-        _ratio_rule(g, floor, rabs, ybasic, best, row, 0, g.shape[0])
+    T = G.shape[1]
+    floor = max(tol, rtol * _ratio_top(G, q, in_block, T))
+    if not ((r0 < 0 or abs(G[q, r0]) > floor) and (r1 < 0 or abs(G[q, r1]) > floor)):
+        best[c, 0] = best[c, 1] = np.inf
+        row[c, 0] = row[c, 1] = -1
+        _ratio_rule(G, q, floor, rabs, ybasic, best, row, c, 0, T)
 
 
-@njit(cache=True)
-def _ratio_one_column(g, tol, rtol, rabs, ybasic, in_block, best, row, mask):
-    """:func:`_ratio_columns`' rule for one column into ``best``, ``row``."""
-    T = g.shape[0]
+@njit(cache=True, inline="always")
+def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask):
+    """:func:`_ratio_columns`' rule for column q into ``best[c]``, ``row[c]``."""
+    T = G.shape[1]
     p = min(RATIO_PREFIX, T)
-    best[0] = best[1] = np.inf
-    row[0] = row[1] = -1
-    _ratio_rule(g, tol, rabs, ybasic, best, row, 0, p)
-    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(g[:p], in_block[:p])
+    best[c, 0] = best[c, 1] = np.inf
+    row[c, 0] = row[c, 1] = -1
+    _ratio_rule(G, q, tol, rabs, ybasic, best, row, c, 0, p)
+    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(G, q, in_block, p)
     seen_big = False
     if p < T:
-        _ratio_marks_one(g, rabs, ybasic, best[0], best[1], big, mask)
-        seen_big = _ratio_marked_rows(g, tol, rabs, ybasic, best, row, mask, p, big)
-    _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big)
+        _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big, mask, c)
+        seen_big = _ratio_marked_rows(G, q, tol, rabs, ybasic, best, row, c, mask, p, big)
+    _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big)
 
 
 @njit(cache=True)
@@ -261,22 +282,19 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     while q < q1:
         k = min(3, q1 - q)
         if k == 3:
-            ga, gb, gc = G[q], G[q + 1], G[q + 2]
             p = min(RATIO_PREFIX, T)
-            _ratio_prefix_three(ga, gb, gc, tol, rabs, ybasic, in_block, p, best, row, big,
+            _ratio_prefix_three(G, q, tol, rabs, ybasic, in_block, p, best, row, big,
                                 RATIO_BIG if p < T else 1.0)
             if p < T:
-                _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, mask[0], mask[1],
-                                   mask[2])
+                _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
             for c in range(3):
-                seen_big = _ratio_marked_rows(G[q + c], tol, rabs, ybasic, best[c], row[c],
-                                              mask[c], p, big[c])
-                _ratio_floor(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
-                             big[c], seen_big)
+                seen_big = _ratio_marked_rows(G, q + c, tol, rabs, ybasic, best, row, c, mask, p,
+                                              big[c])
+                _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c],
+                             seen_big)
         else:
             for c in range(k):
-                _ratio_one_column(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
-                                  mask[c])
+                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask)
         for c in range(k):
             steps[q + c], rows[q + c] = best[c, 0], row[c, 0]
             steps[m + q + c], rows[m + q + c] = best[c, 1], row[c, 1]
