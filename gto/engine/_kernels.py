@@ -872,31 +872,26 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     for r in range(slots.shape[0]):
         j = slots[r]
         d = j // width
-        z = Zt[d]
-        h = H[d, j % width % m]
+        col = j % width % m
         c = coef[j]
-        at_z = c == 0.0 and finite_rates(h)
+        at_z = c == 0.0 and finite_rates(H[d, col])
         if at_z and scored_at_z[d] >= 0:
             out[r, 0] = out[scored_at_z[d], 0]
             out[r, 1] = out[scored_at_z[d], 1]
             continue
         if at_z:
             scored_at_z[d] = r
-        P = terms[d]
         dl = degrees[0, d]
         dr = degrees[1, d]
         acc0 = 0.0
         acc1 = 0.0
         if product and dl <= 1 and dr <= 1:
-            l0 = P[0]
-            l1 = P[1]
-            r0 = P[L1]
-            r1 = P[L1 + 1]
-            w = P[c_row]
-            for i in range(N):
-                el, er = _side_errors(z[i] + c * h[i], p)
-                acc0 += w[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
+            for i in range(N):  # the arrays indexed, not viewed: a view per slot is reference-counted
+                el, er = _side_errors(Zt[d, i] + c * H[d, col, i], p)
+                acc0 += (terms[d, c_row, i] * (terms[d, 0, i] + terms[d, 1, i] * el)
+                         * (terms[d, L1, i] + terms[d, L1 + 1, i] * er))
         elif product:
+            z, h, P = Zt[d], H[d, col], terms[d]
             for i in range(N):
                 el, er = _side_errors(z[i] + c * h[i], p)
                 left = P[dl, i]  # Horner on PL(el) and PR(er)
@@ -907,6 +902,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
                     right = right * er + P[L1 + g, i]
                 acc0 += P[c_row, i] * left * right
         else:
+            z, h, P = Zt[d], H[d, col], terms[d]
             for i in range(N):
                 el, er = _side_errors(z[i] + c * h[i], p)
                 e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
