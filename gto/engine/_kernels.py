@@ -913,31 +913,42 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     return out
 
 
-@njit(cache=True, fastmath=REASSOC)
+@njit(cache=True)
 def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product):
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
-    in el, right of d in er.  (The loop over the leaves is written out: see
-    the module docstring.)"""
+    in el, right of d in er.
+
+    Per point i, with ``dl = el - ELt[d, i]`` and ``dr = er - ERt[d, i]`` at the new
+    value: the product (or minimum), from 1 (inf), over i's class leaves k in
+    ``point_leaves`` order of ``LE[i, k] + (dl, dr or 0 by k's side of d)``; then
+    ``s0 = sum weight * that`` in point order (and, for the minimum, ``s1`` the weight
+    of the points above COUNT_TOL).  Computed in passes over the points: the
+    changes (vectorised), one pass per leaf slot (no branch: a point without a
+    k-th leaf keeps its value, as the leaves end at the first -1), then the sums
+    in order (no fast-math: one rounding order, that of a single loop)."""
+    N = z.shape[0]
+    eld, erd = ELt[d], ERt[d]
+    dls, drs, acc = np.empty(N), np.empty(N), np.empty(N)
+    start = 1.0 if product else np.inf
+    for i in range(N):
+        el, er = _side_errors(z[i] + c * h[i], p)
+        dls[i] = el - eld[i]
+        drs[i] = er - erd[i]
+        acc[i] = start
+    for a in range(point_leaves.shape[1]):
+        for i in range(N):
+            k = point_leaves[i, a]
+            kk = max(k, 0)
+            s = sides[kk, d]
+            e = LE[i, kk] + (dls[i] if s < 0 else (drs[i] if s > 0 else 0.0))
+            v = acc[i]
+            acc[i] = (v * e if product else min(v, e)) if k >= 0 else v
     s0 = 0.0
     s1 = 0.0
-    for i in range(z.shape[0]):
-        el, er = _side_errors(z[i] + c * h[i], p)
-        dl = el - ELt[d, i]
-        dr = er - ERt[d, i]
-        acc = 1.0 if product else np.inf
-        for a in range(point_leaves.shape[1]):
-            k = point_leaves[i, a]
-            if k < 0:
-                break
-            s = sides[k, d]
-            e = LE[i, k] + (dl if s < 0 else (dr if s > 0 else 0.0))
-            if product:
-                acc *= e
-            else:
-                acc = min(acc, e)
-        s0 += weight[i] * acc
-        s1 += weight[i] if not product and acc > COUNT_TOL else 0.0
+    for i in range(N):
+        s0 += weight[i] * acc[i]
+        s1 += weight[i] if not product and acc[i] > COUNT_TOL else 0.0
     return s0, s1
 
 
