@@ -81,17 +81,19 @@ def _ratio_top(G, q, in_block, t1):
     return top
 
 
-@njit(cache=True, inline="always")
-def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, scale):
-    """:func:`_ratio_rule` over rows 0..p-1 of columns q, q + 1, q + 2 in one sweep
-    (the rows' data read once; the loop written out, each sign's state in scalars:
-    views of ``best`` or a helper per column made it four times slower, and arrays
-    of its own cost six allocations a call), from the empty state, into ``best``,
-    ``row``; ``big``: ``scale`` times each column's largest |g| outside the block in
-    those rows.  The state of a row's sign is chosen by a select; only a take-over
-    (rare) branches on the sign."""
-    ba0 = ba1 = bb0 = bb1 = bc0 = bc1 = np.inf
-    ra0 = ra1 = rb0 = rb1 = rc0 = rc1 = np.int64(-1)
+@njit(cache=True)
+def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big, scale):
+    """:func:`_ratio_rule` over rows 0..p-1 of three columns in one sweep (the rows'
+    data read once; the loop written out, with arrays of its own: views of
+    ``best`` or a helper per column made it four times slower), from the empty
+    state; ``big``: ``scale`` times each column's largest |g| outside the block in
+    those rows."""
+    ba = np.full(2, np.inf)
+    bb = np.full(2, np.inf)
+    bc = np.full(2, np.inf)
+    ra = np.full(2, -1)
+    rb = np.full(2, -1)
+    rc = np.full(2, -1)
     ta = 0.0
     tb = 0.0
     tc = 0.0
@@ -99,50 +101,39 @@ def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, sc
         rt = rabs[t]
         yb = ybasic[t]
         out = not in_block[t]
-        x = G[q, t]
+        x = ga[t]
         a = abs(x)
         if out:
             ta = max(ta, a)
-        pos = (x > 0) == yb
-        if a > thr and rt < (ba0 if pos else ba1) * a:
-            if pos:
-                ba0 = rt / a
-                ra0 = t
-            else:
-                ba1 = rt / a
-                ra1 = t
-        x = G[q + 1, t]
+        s = 0 if (x > 0) == yb else 1
+        if a > thr and rt < ba[s] * a:
+            ba[s] = rt / a
+            ra[s] = t
+        x = gb[t]
         a = abs(x)
         if out:
             tb = max(tb, a)
-        pos = (x > 0) == yb
-        if a > thr and rt < (bb0 if pos else bb1) * a:
-            if pos:
-                bb0 = rt / a
-                rb0 = t
-            else:
-                bb1 = rt / a
-                rb1 = t
-        x = G[q + 2, t]
+        s = 0 if (x > 0) == yb else 1
+        if a > thr and rt < bb[s] * a:
+            bb[s] = rt / a
+            rb[s] = t
+        x = gc[t]
         a = abs(x)
         if out:
             tc = max(tc, a)
-        pos = (x > 0) == yb
-        if a > thr and rt < (bc0 if pos else bc1) * a:
-            if pos:
-                bc0 = rt / a
-                rc0 = t
-            else:
-                bc1 = rt / a
-                rc1 = t
-    best[0, 0], best[0, 1], best[1, 0], best[1, 1], best[2, 0], best[2, 1] = ba0, ba1, bb0, bb1, bc0, bc1
-    row[0, 0], row[0, 1], row[1, 0], row[1, 1], row[2, 0], row[2, 1] = ra0, ra1, rb0, rb1, rc0, rc1
+        s = 0 if (x > 0) == yb else 1
+        if a > thr and rt < bc[s] * a:
+            bc[s] = rt / a
+            rc[s] = t
+    for s in range(2):
+        best[0, s], best[1, s], best[2, s] = ba[s], bb[s], bc[s]
+        row[0, s], row[1, s], row[2, s] = ra[s], rb[s], rc[s]
     big[0] = scale * ta
     big[1] = scale * tb
     big[2] = scale * tc
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
     """Marks of columns q, q + 1, q + 2 into ``mask[0:3]`` in one branch-free sweep
     (vectorised, no fast-math): row t is marked where ``rabs[t] < v[s] * |g|`` with
@@ -167,7 +158,7 @@ def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
         mc[t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
     """:func:`_ratio_marks_three` for column q into ``mask[c]``."""
     g, marks = G[q], mask[c]
@@ -177,7 +168,7 @@ def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
         marks[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _ratio_marked_rows(G, q, thr, rabs, ybasic, best, row, c, mask, p, big):
     """:func:`_ratio_rule` over the rows of column q marked in ``mask[c]`` from p on,
     in order (eight marks a word, the set bytes found by their trailing zeros), into
@@ -283,8 +274,8 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
         k = min(3, q1 - q)
         if k == 3:
             p = min(RATIO_PREFIX, T)
-            _ratio_prefix_three(G, q, tol, rabs, ybasic, in_block, p, best, row, big,
-                                RATIO_BIG if p < T else 1.0)
+            _ratio_prefix_three(G[q], G[q + 1], G[q + 2], tol, rabs, ybasic, in_block, p, best, row,
+                                big, RATIO_BIG if p < T else 1.0)
             if p < T:
                 _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
             for c in range(3):
@@ -913,43 +904,60 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=REASSOC)
 def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product):
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
-    in el, right of d in er.
-
-    Per point i, with ``dl = el - ELt[d, i]`` and ``dr = er - ERt[d, i]`` at the new
-    value: the product (or minimum), from 1 (inf), over i's class leaves k in
-    ``point_leaves`` order of ``LE[i, k] + (dl, dr or 0 by k's side of d)``; then
-    ``s0 = sum weight * that`` in point order (and, for the minimum, ``s1`` the weight
-    of the points above COUNT_TOL).  Computed in passes over the points: the
-    changes (vectorised), one pass per leaf slot (no branch: a point without a
-    k-th leaf keeps its value, as the leaves end at the first -1), then the sums
-    in order (no fast-math: one rounding order, that of a single loop)."""
-    N = z.shape[0]
-    eld, erd = ELt[d], ERt[d]
-    dls, drs, acc = np.empty(N), np.empty(N), np.empty(N)
-    start = 1.0 if product else np.inf
-    for i in range(N):
-        el, er = _side_errors(z[i] + c * h[i], p)
-        dls[i] = el - eld[i]
-        drs[i] = er - erd[i]
-        acc[i] = start
-    for a in range(point_leaves.shape[1]):
-        for i in range(N):
-            k = point_leaves[i, a]
-            kk = max(k, 0)
-            s = sides[kk, d]
-            e = LE[i, kk] + (dls[i] if s < 0 else (drs[i] if s > 0 else 0.0))
-            v = acc[i]
-            acc[i] = (v * e if product else min(v, e)) if k >= 0 else v
+    in el, right of d in er.  (The loop over the leaves is written out: see
+    the module docstring.)"""
     s0 = 0.0
     s1 = 0.0
-    for i in range(N):
-        s0 += weight[i] * acc[i]
-        s1 += weight[i] if not product and acc[i] > COUNT_TOL else 0.0
+    for i in range(z.shape[0]):
+        el, er = _side_errors(z[i] + c * h[i], p)
+        dl = el - ELt[d, i]
+        dr = er - ERt[d, i]
+        acc = 1.0 if product else np.inf
+        for a in range(point_leaves.shape[1]):
+            k = point_leaves[i, a]
+            if k < 0:
+                break
+            s = sides[k, d]
+            e = LE[i, k] + (dl if s < 0 else (dr if s > 0 else 0.0))
+            if product:
+                acc *= e
+            else:
+                acc = min(acc, e)
+        s0 += weight[i] * acc
+        s1 += weight[i] if not product and acc > COUNT_TOL else 0.0
     return s0, s1
+
+
+@njit(cache=True)
+def simple_move_sums(z, h, c, d, ELt, ERt, LE, plan, weight, p):
+    """:func:`move_sums` of the product where each point has at most two class leaves
+    and at most one on each side of d (``plan``: decision d's :func:`leaf_plan`, four
+    rows), with the same bits.  A point's error is then a product of at most two
+    factors other than 1.0, which IEEE multiplication gives alike in any order
+    (times 1.0 is exact), so the factors are taken by row of the plan, not in
+    ``point_leaves`` order: no loop over a point's leaves and no branch on their
+    sides.  The left leaf's factor is ``LE + (el - ELt[d])``, the right leaf's
+    ``LE + (er - ERt[d])``, another leaf's ``LE + 0.0``, a missing one 1.0 (NaN's
+    sign may differ; the search reads NaN as +inf).  The sum runs in point order,
+    without fast-math: the rounding order of move_sums' single loop."""
+    eld, erd = ELt[d], ERt[d]
+    kl, kr, k1, k2 = plan[0], plan[1], plan[2], plan[3]
+    s0 = 0.0
+    for i in range(z.shape[0]):
+        el, er = _side_errors(z[i] + c * h[i], p)
+        a, b, o1, o2 = kl[i], kr[i], k1[i], k2[i]
+        vl = LE[i, max(a, 0)] + (el - eld[i])
+        vr = LE[i, max(b, 0)] + (er - erd[i])
+        v1 = LE[i, max(o1, 0)] + 0.0
+        v2 = LE[i, max(o2, 0)] + 0.0
+        acc = ((vl if a >= 0 else 1.0) * (vr if b >= 0 else 1.0) * (v1 if o1 >= 0 else 1.0)
+               * (v2 if o2 >= 0 else 1.0))
+        s0 += weight[i] * acc
+    return s0, 0.0
 
 
 @njit(cache=True)

@@ -44,6 +44,7 @@ from tabu._select import best_admissible, frequency_term
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (
+    NOT_SIMPLE,
     block_step,
     edge_slots,
     exact_vertex,
@@ -52,6 +53,7 @@ from ._kernels import (
     ratio_all,
     ratio_one,
     refactor,
+    simple_move_sums,
     table_sums,
     vertex_update,
 )
@@ -229,11 +231,17 @@ def locate(A, e):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
-    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
+    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`):
+    :func:`gto.engine._kernels.simple_move_sums` where it applies (the product, at most
+    two class leaves a point, one a side of d), the same bits as ``move_sums``."""
     ints, floats, z, h = A.ints, A.floats, A.Zt[d], A.H[d, q]
     ELt, ERt, LE, sides, point_leaves, weight = A.ELt, A.ERt, A.LE, A.sides, A.point_leaves, A.weight
-    s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P],
-                       ints[I_OBJ] == 0)
+    plan = A.plan
+    product = ints[I_OBJ] == 0
+    if product and point_leaves.shape[1] == 2 and plan[d, 0, 0] != NOT_SIMPLE:
+        s0, s1 = simple_move_sums(z, h, c, d, ELt, ERt, LE, plan[d], weight, ints[I_P])
+    else:
+        s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P], product)
     return finish(ints, floats, s0, s1)
 
 
