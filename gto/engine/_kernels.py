@@ -59,9 +59,10 @@ def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
     state in ``best[c]`` and ``row[c]`` (per sign ``s``: smallest step so far and its
     row): row t of sign ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[c, s] * |g|``.
 
-    The ratio helpers take ``G`` and a column (and ``best``, ``row``, ``mask`` and a
-    slot) rather than views of them: a view and each array argument of a compiled
-    call is reference-counted (an atomic update) at every call."""
+    The helpers below are passed ``G`` and a column (and ``best``, ``row``, ``mask``
+    and a slot) rather than views made by the caller per column: each view, and
+    each array argument of a compiled call, is reference-counted (an atomic
+    update) at every call."""
     for t in range(t0, t1):
         x = G[q, t]
         a = abs(x)
@@ -909,7 +910,8 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
     in el, right of d in er.  (The loop over the leaves is written out: see
-    the module docstring.)"""
+    the module docstring.)  The search takes :func:`simple_move_sums` where it
+    applies."""
     s0 = 0.0
     s1 = 0.0
     for i in range(z.shape[0]):
