@@ -281,6 +281,93 @@ def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):
     assert np.isnan(together[list(slots).index(j), 0]) or objective == "minimum"
 
 
+def _literal_move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product):
+    """move_sums written as one loop over the points, in plain Python floats: per
+    point the product (minimum) over its class leaves, in order up to the first -1,
+    of the leaf error changed by the point's change in el or er by the leaf's side."""
+    s0 = s1 = 0.0
+    for i in range(len(z)):
+        v = z[i] + c * h[i]
+        el, er = max(1.0 + v, 0.0) ** p, max(1.0 - v, 0.0) ** p
+        dl, dr = el - ELt[d, i], er - ERt[d, i]
+        acc = 1.0 if product else np.inf
+        for k in point_leaves[i]:
+            if k < 0:
+                break
+            s = sides[k, d]
+            e = LE[i, k] + (dl if s < 0 else (dr if s > 0 else 0.0))
+            acc = acc * e if product else min(acc, e)
+        s0 += weight[i] * acc
+        s1 += weight[i] if not product and acc > K.COUNT_TOL else 0.0
+    return s0, s1
+
+
+@pytest.mark.parametrize("product", [True, False])
+@pytest.mark.parametrize("seed", range(6))
+def test_move_sums_give_the_bits_of_a_literal_loop(product, seed):
+    """The kernel's passes (changes, one pass per leaf slot, sums in order) give the
+    sums of one literal loop over the points, bit for bit, with points of 0 to A
+    class leaves in any order and on any side, zero, inf and NaN errors (the
+    product only: Python's and numba's min order NaN alike only as first argument),
+    zero weights and zero steps."""
+    rng = np.random.default_rng(seed)
+    N, n_leaves, D, A = 300, 9, 4, 4
+    sides = rng.integers(-1, 2, (n_leaves, D)).astype(np.int8)
+    point_leaves = np.full((N, A), -1, dtype=np.int64)
+    for i in range(N):
+        leaves = rng.permutation(n_leaves)[: rng.integers(0, A + 1)]
+        point_leaves[i, : len(leaves)] = leaves
+    special = [0.0, -0.0, np.inf, 1e300, 1e-300] + ([np.nan, -np.inf] if product else [])
+    LE = np.where(rng.random((N, n_leaves)) < 0.1, rng.choice(special, (N, n_leaves)),
+                  rng.uniform(0, 3, (N, n_leaves)))
+    ELt, ERt = (np.where(rng.random((D, N)) < 0.05, rng.choice(special, (D, N)),
+                         rng.uniform(0, 3, (D, N))) for _ in range(2))
+    weight = rng.uniform(0.5, 2, N) * (rng.random(N) > 0.05)
+    z = rng.uniform(-2, 2, N) * (rng.random(N) > 0.1)
+    h = rng.normal(size=N)
+    for p in (1, 2):
+        for d in range(D):
+            for c in (0.0, 0.3, -1.7):
+                with np.errstate(invalid="ignore", over="ignore"):
+                    want = _literal_move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p,
+                                              product)
+                got = np.array(K.move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p,
+                                           product))
+                want = np.array(want)  # NaN's sign is Python's or the CPU's: the search reads NaN as inf
+                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+                np.testing.assert_array_equal(np.where(np.isnan(got), 0.0, got).view(np.int64),
+                                              np.where(np.isnan(want), 0.0, want).view(np.int64))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simple_move_sums_give_the_bits_of_the_literal_loop(seed):
+    """The product's sums taken by plan row (at most two class leaves a point, one a
+    side of the decision) are those of move_sums' literal loop in point_leaves order,
+    bit for bit but NaN's sign, with zero, inf, NaN and tiny errors, points with 0,
+    1 or 2 leaves on any side, zero weights and zero steps."""
+    rng = np.random.default_rng(seed)
+    LE, ELt, ERt, point_leaves, sides, weight = _simple_case(rng, A=2)
+    if seed % 2:  # finite errors (zeros and tiny ones kept): the sums are finite
+        LE, ELt, ERt = (np.where(np.isfinite(a), a, 1.5) for a in (LE, ELt, ERt))
+    sides = sides.astype(np.int8)
+    plan = K.leaf_plan(point_leaves, sides)
+    N = len(weight)
+    z = rng.uniform(-2, 2, N) * (rng.random(N) > 0.1)
+    h = rng.normal(size=N)
+    for p in (1, 2):
+        for d in range(sides.shape[1]):
+            assert plan[d, 0, 0] != K.NOT_SIMPLE
+            for c in (0.0, 0.3, -1.7):
+                with np.errstate(invalid="ignore", over="ignore"):
+                    want = np.array(_literal_move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves,
+                                                       weight, p, True))
+                got = np.array(K.simple_move_sums(z, h, c, d, ELt, ERt, LE, plan[d], weight, p))
+                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+                np.testing.assert_array_equal(np.where(np.isnan(got), 0.0, got).view(np.int64),
+                                              np.where(np.isnan(want), 0.0, want).view(np.int64))
+                assert np.isfinite(got[0]) == bool(seed % 2)
+
+
 def _literal_vertex_update(X1t, theta, d, Zt, ELt, ERt, LE, sides, point_leaves, weight, p,
                            product, child_kind, child_index, leaf_ok, wrong):
     """vertex_update written as one loop over the points, in plain Python floats."""

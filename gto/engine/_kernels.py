@@ -54,25 +54,31 @@ RATIO_BIG = 1024.0
 
 
 @njit(cache=True, inline="always")
-def _ratio_rule(g, thr, rabs, ybasic, best, row, t0, t1):
-    """The ratio test's rule over rows t0..t1-1, in order, from the state in ``best``
-    and ``row`` (per sign: smallest step so far and its row): row t of sign
-    ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[s] * |g|``."""
+def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
+    """The ratio test's rule over rows t0..t1-1 of column q of ``G``, in order, from the
+    state in ``best[c]`` and ``row[c]`` (per sign ``s``: smallest step so far and its
+    row): row t of sign ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[c, s] * |g|``.
+
+    The helpers below are passed ``G`` and a column (and ``best``, ``row``, ``mask``
+    and a slot) rather than views made by the caller per column: each view, and
+    each array argument of a compiled call, is reference-counted (an atomic
+    update) at every call."""
     for t in range(t0, t1):
-        a = abs(g[t])
-        s = 0 if (g[t] > 0) == ybasic[t] else 1
-        if a > thr and rabs[t] < best[s] * a:
-            best[s] = rabs[t] / a
-            row[s] = t
+        x = G[q, t]
+        a = abs(x)
+        s = 0 if (x > 0) == ybasic[t] else 1
+        if a > thr and rabs[t] < best[c, s] * a:
+            best[c, s] = rabs[t] / a
+            row[c, s] = t
 
 
-@njit(cache=True)
-def _ratio_top(g, in_block):
-    """Largest |g| outside the block (NaN ignored, 0 if none)."""
+@njit(cache=True, inline="always")
+def _ratio_top(G, q, in_block, t1):
+    """Largest |g| of column q in rows 0..t1-1 outside the block (NaN ignored, 0 if none)."""
     top = 0.0
-    for t in range(g.shape[0]):
+    for t in range(t1):
         if not in_block[t]:
-            top = max(top, abs(g[t]))
+            top = max(top, abs(G[q, t]))
     return top
 
 
@@ -129,13 +135,16 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
 
 
 @njit(cache=True)
-def _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, ma, mb, mc):
-    """Marks of three columns in one branch-free sweep (vectorised, no fast-math):
-    row t is marked where ``rabs[t] < v[s] * |g|`` with ``v`` the state ``best``
-    (fixed for the sweep), or where ``|g| >= big``; see :func:`_ratio_columns`."""
+def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
+    """Marks of columns q, q + 1, q + 2 into ``mask[0:3]`` in one branch-free sweep
+    (vectorised, no fast-math): row t is marked where ``rabs[t] < v[s] * |g|`` with
+    ``v`` the state ``best`` (fixed for the sweep), or where ``|g| >= big``; see
+    :func:`_ratio_columns`."""
     va0, va1, vb0, vb1 = best[0, 0], best[0, 1], best[1, 0], best[1, 1]
     vc0, vc1 = best[2, 0], best[2, 1]
     biga, bigb, bigc = big[0], big[1], big[2]
+    ga, gb, gc = G[q], G[q + 1], G[q + 2]
+    ma, mb, mc = mask[0], mask[1], mask[2]
     for t in range(ga.shape[0]):
         rt = rabs[t]
         yb = ybasic[t]
@@ -151,69 +160,73 @@ def _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, ma, mb, mc):
 
 
 @njit(cache=True)
-def _ratio_marks_one(g, rabs, ybasic, v0, v1, big, mask):
-    """:func:`_ratio_marks_three` for one column."""
+def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
+    """:func:`_ratio_marks_three` for column q into ``mask[c]``."""
+    g, marks = G[q], mask[c]
     for t in range(g.shape[0]):
         x = g[t]
         a = abs(x)
-        mask[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
+        marks[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
 
 
 @njit(cache=True)
-def _ratio_marked_rows(g, thr, rabs, ybasic, best, row, mask, p, big):
-    """:func:`_ratio_rule` over the marked rows from p on, in order (eight marks a
-    word, the set bytes found by their trailing zeros).  Returns True if a marked
-    row holds |g| >= ``big``."""
+def _ratio_marked_rows(G, q, thr, rabs, ybasic, best, row, c, mask, p, big):
+    """:func:`_ratio_rule` over the rows of column q marked in ``mask[c]`` from p on,
+    in order (eight marks a word, the set bytes found by their trailing zeros), into
+    ``best[c]``, ``row[c]``.  Returns True if a marked row holds |g| >= ``big``."""
     words = mask.view(np.uint64)
     seen_big = False
-    for w in range(p // 8, words.shape[0]):
-        bits = words[w]
+    for w in range(p // 8, words.shape[1]):
+        bits = words[c, w]
         while bits != 0:
             t = 8 * w + int(trailing_zeros(bits) >> 3)
             bits &= bits - np.uint64(1)
             if t < p:
                 continue
-            a = abs(g[t])
+            x = G[q, t]
+            a = abs(x)
             seen_big |= a >= big
-            s = 0 if (g[t] > 0) == ybasic[t] else 1
-            if a > thr and rabs[t] < best[s] * a:
-                best[s] = rabs[t] / a
-                row[s] = t
+            s = 0 if (x > 0) == ybasic[t] else 1
+            if a > thr and rabs[t] < best[c, s] * a:
+                best[c, s] = rabs[t] / a
+                row[c, s] = t
     return seen_big
 
 
-@njit(cache=True)
-def _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big):
-    """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| outside the
-    block): where a winner's |g| is at or below it, the column is tested again with
-    it.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big`` are
-    above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
-    not needed."""
+@njit(cache=True, inline="always")
+def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big):
+    """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| of column q
+    outside the block): where a winner's |g| (``row[c]``) is at or below it, the
+    column is tested again with it.  Unless ``seen_big``, top <= ``big``, so winners
+    above ``rtol * big`` are above the floor (rounding is monotone; a winner's |g|
+    exceeds tol) and top is not needed."""
+    r0, r1 = row[c, 0], row[c, 1]
     if not seen_big:
         bound = rtol * big
-        if (row[0] < 0 or abs(g[row[0]]) > bound) and (row[1] < 0 or abs(g[row[1]]) > bound):
+        if (r0 < 0 or abs(G[q, r0]) > bound) and (r1 < 0 or abs(G[q, r1]) > bound):
             return
-    floor = max(tol, rtol * _ratio_top(g, in_block))
-    if not ((row[0] < 0 or abs(g[row[0]]) > floor) and (row[1] < 0 or abs(g[row[1]]) > floor)):
-        best[0] = best[1] = np.inf
-        row[0] = row[1] = -1
-        _ratio_rule(g, floor, rabs, ybasic, best, row, 0, g.shape[0])
+    T = G.shape[1]
+    floor = max(tol, rtol * _ratio_top(G, q, in_block, T))
+    if not ((r0 < 0 or abs(G[q, r0]) > floor) and (r1 < 0 or abs(G[q, r1]) > floor)):
+        best[c, 0] = best[c, 1] = np.inf
+        row[c, 0] = row[c, 1] = -1
+        _ratio_rule(G, q, floor, rabs, ybasic, best, row, c, 0, T)
 
 
-@njit(cache=True)
-def _ratio_one_column(g, tol, rtol, rabs, ybasic, in_block, best, row, mask):
-    """:func:`_ratio_columns`' rule for one column into ``best``, ``row``."""
-    T = g.shape[0]
+@njit(cache=True, inline="always")
+def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask):
+    """:func:`_ratio_columns`' rule for column q into ``best[c]``, ``row[c]``."""
+    T = G.shape[1]
     p = min(RATIO_PREFIX, T)
-    best[0] = best[1] = np.inf
-    row[0] = row[1] = -1
-    _ratio_rule(g, tol, rabs, ybasic, best, row, 0, p)
-    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(g[:p], in_block[:p])
+    best[c, 0] = best[c, 1] = np.inf
+    row[c, 0] = row[c, 1] = -1
+    _ratio_rule(G, q, tol, rabs, ybasic, best, row, c, 0, p)
+    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(G, q, in_block, p)
     seen_big = False
     if p < T:
-        _ratio_marks_one(g, rabs, ybasic, best[0], best[1], big, mask)
-        seen_big = _ratio_marked_rows(g, tol, rabs, ybasic, best, row, mask, p, big)
-    _ratio_floor(g, tol, rtol, rabs, ybasic, in_block, best, row, big, seen_big)
+        _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big, mask, c)
+        seen_big = _ratio_marked_rows(G, q, tol, rabs, ybasic, best, row, c, mask, p, big)
+    _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big)
 
 
 @njit(cache=True)
@@ -261,22 +274,19 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     while q < q1:
         k = min(3, q1 - q)
         if k == 3:
-            ga, gb, gc = G[q], G[q + 1], G[q + 2]
             p = min(RATIO_PREFIX, T)
-            _ratio_prefix_three(ga, gb, gc, tol, rabs, ybasic, in_block, p, best, row, big,
-                                RATIO_BIG if p < T else 1.0)
+            _ratio_prefix_three(G[q], G[q + 1], G[q + 2], tol, rabs, ybasic, in_block, p, best, row,
+                                big, RATIO_BIG if p < T else 1.0)
             if p < T:
-                _ratio_marks_three(ga, gb, gc, rabs, ybasic, best, big, mask[0], mask[1],
-                                   mask[2])
+                _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
             for c in range(3):
-                seen_big = _ratio_marked_rows(G[q + c], tol, rabs, ybasic, best[c], row[c],
-                                              mask[c], p, big[c])
-                _ratio_floor(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
-                             big[c], seen_big)
+                seen_big = _ratio_marked_rows(G, q + c, tol, rabs, ybasic, best, row, c, mask, p,
+                                              big[c])
+                _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c],
+                             seen_big)
         else:
             for c in range(k):
-                _ratio_one_column(G[q + c], tol, rtol, rabs, ybasic, in_block, best[c], row[c],
-                                  mask[c])
+                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask)
         for c in range(k):
             steps[q + c], rows[q + c] = best[c, 0], row[c, 0]
             steps[m + q + c], rows[m + q + c] = best[c, 1], row[c, 1]
@@ -854,31 +864,26 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     for r in range(slots.shape[0]):
         j = slots[r]
         d = j // width
-        z = Zt[d]
-        h = H[d, j % width % m]
+        col = j % width % m
         c = coef[j]
-        at_z = c == 0.0 and finite_rates(h)
+        at_z = c == 0.0 and finite_rates(H[d, col])
         if at_z and scored_at_z[d] >= 0:
             out[r, 0] = out[scored_at_z[d], 0]
             out[r, 1] = out[scored_at_z[d], 1]
             continue
         if at_z:
             scored_at_z[d] = r
-        P = terms[d]
         dl = degrees[0, d]
         dr = degrees[1, d]
         acc0 = 0.0
         acc1 = 0.0
         if product and dl <= 1 and dr <= 1:
-            l0 = P[0]
-            l1 = P[1]
-            r0 = P[L1]
-            r1 = P[L1 + 1]
-            w = P[c_row]
-            for i in range(N):
-                el, er = _side_errors(z[i] + c * h[i], p)
-                acc0 += w[i] * (l0[i] + l1[i] * el) * (r0[i] + r1[i] * er)
+            for i in range(N):  # the arrays indexed, not viewed: a view per slot is reference-counted
+                el, er = _side_errors(Zt[d, i] + c * H[d, col, i], p)
+                acc0 += (terms[d, c_row, i] * (terms[d, 0, i] + terms[d, 1, i] * el)
+                         * (terms[d, L1, i] + terms[d, L1 + 1, i] * er))
         elif product:
+            z, h, P = Zt[d], H[d, col], terms[d]
             for i in range(N):
                 el, er = _side_errors(z[i] + c * h[i], p)
                 left = P[dl, i]  # Horner on PL(el) and PR(er)
@@ -889,6 +894,7 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
                     right = right * er + P[L1 + g, i]
                 acc0 += P[c_row, i] * left * right
         else:
+            z, h, P = Zt[d], H[d, col], terms[d]
             for i in range(N):
                 el, er = _side_errors(z[i] + c * h[i], p)
                 e = min(P[c_row + 1, i], min(P[c_row + 2, i] + el, P[c_row + 3, i] + er))
@@ -904,7 +910,8 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
     in el, right of d in er.  (The loop over the leaves is written out: see
-    the module docstring.)"""
+    the module docstring.)  The search takes :func:`simple_move_sums` where it
+    applies."""
     s0 = 0.0
     s1 = 0.0
     for i in range(z.shape[0]):
@@ -925,6 +932,34 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
         s0 += weight[i] * acc
         s1 += weight[i] if not product and acc > COUNT_TOL else 0.0
     return s0, s1
+
+
+@njit(cache=True)
+def simple_move_sums(z, h, c, d, ELt, ERt, LE, plan, weight, p):
+    """:func:`move_sums` of the product where each point has at most two class leaves
+    and at most one on each side of d (``plan``: decision d's :func:`leaf_plan`, four
+    rows), with the same bits.  A point's error is then a product of at most two
+    factors other than 1.0, which IEEE multiplication gives alike in any order
+    (times 1.0 is exact), so the factors are taken by row of the plan, not in
+    ``point_leaves`` order: no loop over a point's leaves and no branch on their
+    sides.  The left leaf's factor is ``LE + (el - ELt[d])``, the right leaf's
+    ``LE + (er - ERt[d])``, another leaf's ``LE + 0.0``, a missing one 1.0 (NaN's
+    sign may differ; the search reads NaN as +inf).  The sum runs in point order,
+    without fast-math: the rounding order of move_sums' single loop."""
+    eld, erd = ELt[d], ERt[d]
+    kl, kr, k1, k2 = plan[0], plan[1], plan[2], plan[3]
+    s0 = 0.0
+    for i in range(z.shape[0]):
+        el, er = _side_errors(z[i] + c * h[i], p)
+        a, b, o1, o2 = kl[i], kr[i], k1[i], k2[i]
+        vl = LE[i, max(a, 0)] + (el - eld[i])
+        vr = LE[i, max(b, 0)] + (er - erd[i])
+        v1 = LE[i, max(o1, 0)] + 0.0
+        v2 = LE[i, max(o2, 0)] + 0.0
+        acc = ((vl if a >= 0 else 1.0) * (vr if b >= 0 else 1.0) * (v1 if o1 >= 0 else 1.0)
+               * (v2 if o2 >= 0 else 1.0))
+        s0 += weight[i] * acc
+    return s0, 0.0
 
 
 @njit(cache=True)

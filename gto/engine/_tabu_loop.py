@@ -44,6 +44,7 @@ from tabu._select import best_admissible, frequency_term
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (
+    NOT_SIMPLE,
     block_step,
     edge_slots,
     exact_vertex,
@@ -52,6 +53,7 @@ from ._kernels import (
     ratio_all,
     ratio_one,
     refactor,
+    simple_move_sums,
     table_sums,
     vertex_update,
 )
@@ -198,11 +200,9 @@ def candidates(A, E, L, V):
 @njit(cache=True, no_cpython_wrapper=True)
 def locate(A, e):
     """(found, d, q, sigma, leave, leaving, coef) of the edge ``e`` opens (:meth:`TreeWalker._locate`)."""
-    n_theta, R, m, width = A.ints[I_NTHETA], A.ints[I_R], A.ints[I_M], A.ints[I_WIDTH]
-    tol, rtol = A.floats[F_PIVOT_TOL], A.floats[F_PIVOT_RTOL]
+    ints = A.ints
+    n_theta, R, m, width = ints[I_NTHETA], ints[I_R], ints[I_M], ints[I_WIDTH]
     off, row_decision, row_start, position, fresh = A.off, A.row_decision, A.row_start, A.position, A.fresh
-    valid, leaving_of, coef, G, rabs, ybasic, in_block = (A.valid, A.leaving, A.coef, A.G, A.rabs,
-                                                          A.ybasic, A.in_block)
     k = e - n_theta
     if not 0 <= k < 2 * R:
         return False, 0, 0, 0.0, 0, 0, 0.0
@@ -212,14 +212,16 @@ def locate(A, e):
     q = _rows(off, position, d)[t - row_start[d]]
     if q < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
-    if fresh[d]:
+    if fresh[d]:  # the fields each path reads, read there: a field read is reference-counted
+        valid, leaving_of, coef = A.valid, A.leaving, A.coef
         j = d * width + (q if sigma > 0 else m + q)
         if not valid[j]:
             return False, 0, 0, 0.0, 0, 0, 0.0
         leaving = leaving_of[j]
         leave = leaving - n_theta - row_start[d]
         return True, d, q, sigma, leave - R if leave >= R else leave, leaving, coef[j]
-    G, rabs, ybasic, in_block = _ratio_rows(off, m, G, rabs, ybasic, in_block, d)
+    tol, rtol = A.floats[F_PIVOT_TOL], A.floats[F_PIVOT_RTOL]
+    G, rabs, ybasic, in_block = _ratio_rows(off, m, A.G, A.rabs, A.ybasic, A.in_block, d)
     step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
     if leave < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
@@ -229,12 +231,16 @@ def locate(A, e):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
-    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
-    ints, floats, z, h = A.ints, A.floats, A.Zt[d], A.H[d, q]
-    ELt, ERt, LE, sides, point_leaves, weight = A.ELt, A.ERt, A.LE, A.sides, A.point_leaves, A.weight
-    s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P],
-                       ints[I_OBJ] == 0)
-    return finish(ints, floats, s0, s1)
+    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`):
+    :func:`gto.engine._kernels.simple_move_sums` where it applies (the product, at most
+    two class leaves a point, one a side of d), the same bits as ``move_sums``."""
+    ints, z, h, ELt, ERt, LE, weight, plan = A.ints, A.Zt[d], A.H[d, q], A.ELt, A.ERt, A.LE, A.weight, A.plan
+    product = ints[I_OBJ] == 0
+    if product and plan.shape[1] == 4 and plan[d, 0, 0] != NOT_SIMPLE:  # two class leaves a point at most
+        s0, s1 = simple_move_sums(z, h, c, d, ELt, ERt, LE, plan[d], weight, ints[I_P])
+    else:
+        s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, A.sides, A.point_leaves, weight, ints[I_P], product)
+    return finish(ints, A.floats, s0, s1)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
