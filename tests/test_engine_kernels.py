@@ -339,35 +339,6 @@ def test_move_sums_give_the_bits_of_a_literal_loop(product, seed):
                                               np.where(np.isnan(want), 0.0, want).view(np.int64))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_simple_move_sums_give_the_bits_of_the_literal_loop(seed):
-    """The product's sums taken by plan row (at most two class leaves a point, one a
-    side of the decision) are those of move_sums' literal loop in point_leaves order,
-    bit for bit but NaN's sign, with zero, inf, NaN and tiny errors, points with 0,
-    1 or 2 leaves on any side, zero weights and zero steps."""
-    rng = np.random.default_rng(seed)
-    LE, ELt, ERt, point_leaves, sides, weight = _simple_case(rng, A=2)
-    if seed % 2:  # finite errors (zeros and tiny ones kept): the sums are finite
-        LE, ELt, ERt = (np.where(np.isfinite(a), a, 1.5) for a in (LE, ELt, ERt))
-    sides = sides.astype(np.int8)
-    plan = K.leaf_plan(point_leaves, sides)
-    N = len(weight)
-    z = rng.uniform(-2, 2, N) * (rng.random(N) > 0.1)
-    h = rng.normal(size=N)
-    for p in (1, 2):
-        for d in range(sides.shape[1]):
-            assert plan[d, 0, 0] != K.NOT_SIMPLE
-            for c in (0.0, 0.3, -1.7):
-                with np.errstate(invalid="ignore", over="ignore"):
-                    want = np.array(_literal_move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves,
-                                                       weight, p, True))
-                got = np.array(K.simple_move_sums(z, h, c, d, ELt, ERt, LE, plan[d], weight, p))
-                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-                np.testing.assert_array_equal(np.where(np.isnan(got), 0.0, got).view(np.int64),
-                                              np.where(np.isnan(want), 0.0, want).view(np.int64))
-                assert np.isfinite(got[0]) == bool(seed % 2)
-
-
 def _literal_vertex_update(X1t, theta, d, Zt, ELt, ERt, LE, sides, point_leaves, weight, p,
                            product, child_kind, child_index, leaf_ok, wrong):
     """vertex_update written as one loop over the points, in plain Python floats."""

@@ -910,8 +910,7 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
     """Objective sums (as :func:`table_sums`) if decision d's values became
     ``z + c * h``: every class leaf of a point left of d changes by its change
     in el, right of d in er.  (The loop over the leaves is written out: see
-    the module docstring.)  The search takes :func:`simple_move_sums` where it
-    applies."""
+    the module docstring.)"""
     s0 = 0.0
     s1 = 0.0
     for i in range(z.shape[0]):
@@ -932,34 +931,6 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
         s0 += weight[i] * acc
         s1 += weight[i] if not product and acc > COUNT_TOL else 0.0
     return s0, s1
-
-
-@njit(cache=True)
-def simple_move_sums(z, h, c, d, ELt, ERt, LE, plan, weight, p):
-    """:func:`move_sums` of the product where each point has at most two class leaves
-    and at most one on each side of d (``plan``: decision d's :func:`leaf_plan`, four
-    rows), with the same bits.  A point's error is then a product of at most two
-    factors other than 1.0, which IEEE multiplication gives alike in any order
-    (times 1.0 is exact), so the factors are taken by row of the plan, not in
-    ``point_leaves`` order: no loop over a point's leaves and no branch on their
-    sides.  The left leaf's factor is ``LE + (el - ELt[d])``, the right leaf's
-    ``LE + (er - ERt[d])``, another leaf's ``LE + 0.0``, a missing one 1.0 (NaN's
-    sign may differ; the search reads NaN as +inf).  The sum runs in point order,
-    without fast-math: the rounding order of move_sums' single loop."""
-    eld, erd = ELt[d], ERt[d]
-    kl, kr, k1, k2 = plan[0], plan[1], plan[2], plan[3]
-    s0 = 0.0
-    for i in range(z.shape[0]):
-        el, er = _side_errors(z[i] + c * h[i], p)
-        a, b, o1, o2 = kl[i], kr[i], k1[i], k2[i]
-        vl = LE[i, max(a, 0)] + (el - eld[i])
-        vr = LE[i, max(b, 0)] + (er - erd[i])
-        v1 = LE[i, max(o1, 0)] + 0.0
-        v2 = LE[i, max(o2, 0)] + 0.0
-        acc = ((vl if a >= 0 else 1.0) * (vr if b >= 0 else 1.0) * (v1 if o1 >= 0 else 1.0)
-               * (v2 if o2 >= 0 else 1.0))
-        s0 += weight[i] * acc
-    return s0, 0.0
 
 
 @njit(cache=True)

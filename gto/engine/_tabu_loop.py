@@ -44,7 +44,6 @@ from tabu._select import best_admissible, frequency_term
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (
-    NOT_SIMPLE,
     block_step,
     edge_slots,
     exact_vertex,
@@ -53,7 +52,6 @@ from ._kernels import (
     ratio_all,
     ratio_one,
     refactor,
-    simple_move_sums,
     table_sums,
     vertex_update,
 )
@@ -231,15 +229,11 @@ def locate(A, e):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def move_value(A, d, q, c):
-    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`):
-    :func:`gto.engine._kernels.simple_move_sums` where it applies (the product, at most
-    two class leaves a point, one a side of d), the same bits as ``move_sums``."""
-    ints, z, h, ELt, ERt, LE, weight, plan = A.ints, A.Zt[d], A.H[d, q], A.ELt, A.ERt, A.LE, A.weight, A.plan
-    product = ints[I_OBJ] == 0
-    if product and plan.shape[1] == 4 and plan[d, 0, 0] != NOT_SIMPLE:  # two class leaves a point at most
-        s0, s1 = simple_move_sums(z, h, c, d, ELt, ERt, LE, plan[d], weight, ints[I_P])
-    else:
-        s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, A.sides, A.point_leaves, weight, ints[I_P], product)
+    """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
+    ints, z, h = A.ints, A.Zt[d], A.H[d, q]
+    ELt, ERt, LE, sides, point_leaves, weight = A.ELt, A.ERt, A.LE, A.sides, A.point_leaves, A.weight
+    s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P],
+                       ints[I_OBJ] == 0)
     return finish(ints, A.floats, s0, s1)
 
 
