@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC
 
 import gto
 import gto.learners._estimator
-from gto.engine._svm_start import svm_tree
+from gto.engine._svm_start import linear_svc, svm_tree
 
 OPTIMIZE_MODULE = importlib.import_module("gto.learners._optimize")
 
@@ -171,6 +171,30 @@ def test_multiclass_targets_follow_the_structure():
     ref = _svm(X, y == 2, 1.0)
     assert np.allclose(X @ tree.W[0] - tree.gamma[0], ref.decision_function(X), atol=1e-8)
     assert np.mean(tree.predict(X) == y) > 0.85
+
+
+@pytest.mark.parametrize("penalty, C, intercept_scaling", [("l1", 0.1, 10.0), ("l1", 1.0, 1.0),
+                                                         ("l2", 0.1, 1.0), ("l2", 3.0, 10.0)])
+@pytest.mark.parametrize("n", [40, 200])  # n = 40 < 60 features: LinearSVC's dual="auto" takes the dual
+def test_linear_svc_is_sklearns_linear_svc_bit_for_bit(penalty, C, intercept_scaling, n):
+    """svm_tree's direct liblinear call against LinearSVC itself, as svm_tree used
+    it: the same coefficients, intercept and iterations bit for bit, weighted and
+    not, for an int seed, a RandomState (both draw the same seeds from it) and
+    None (the global generator, reseeded before each)."""
+    rng = np.random.default_rng(n)
+    Z = rng.normal(size=(n, 60 if n == 40 else 5))
+    target = Z[:, 0] + 0.5 * Z[:, 1] + rng.normal(scale=0.8, size=n) > 0.3
+    weight = rng.uniform(0.2, 3.0, size=n)
+    for w, seed in [(np.ones(n), 0), (weight, 7), (weight, "rs"), (np.ones(n), None)]:
+        ref = _linear_svc(C, penalty, intercept_scaling)
+        ref.set_params(random_state=np.random.RandomState(3) if seed == "rs" else seed)
+        np.random.seed(5)
+        ref.fit(Z, target, sample_weight=w)
+        np.random.seed(5)
+        got = linear_svc(Z, target, w, C, penalty, intercept_scaling,
+                         np.random.RandomState(3) if seed == "rs" else seed)
+        assert np.array_equal(got[0], ref.coef_) and np.array_equal(got[1], ref.intercept_)
+        assert got[2] == ref.n_iter_
 
 
 def test_a_pure_node_sends_everything_to_its_class():

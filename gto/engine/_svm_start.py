@@ -12,18 +12,84 @@ estimator's unpenalised search.
 from __future__ import annotations
 
 import warnings
+from functools import lru_cache
+from numbers import Integral
 
 import numpy as np
 from sklearn import config_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
+from sklearn.utils import check_random_state
 
 from ..model.tree import Tree, as_tree
 from ._scaling import Scaler
 
+try:  # scikit-learn's liblinear binding and solver table, as LinearSVC.fit uses them
+    from sklearn.svm import _liblinear
+    from sklearn.svm._base import _get_liblinear_solver_type
+except ImportError:  # pragma: no cover - a scikit-learn that moved them: LinearSVC itself
+    _liblinear = None
+
 #: LinearSVC's penalty parameter (scikit-learn's and STree's default)
 C = 1.0
 PENALTIES = ("l1", "l2")
+#: LinearSVC's settings that svm_tree keeps (its default tolerance; a cap on iterations)
+TOL, MAX_ITER = 1e-4, 10_000
+
+
+def linear_svc(Z, target, sample_weight, C, penalty, intercept_scaling, random_state):
+    """``(coef, intercept, n_iter)`` of ``LinearSVC(C=C, penalty=penalty, dual="auto"
+    for "l2" else False, intercept_scaling=intercept_scaling,
+    random_state=random_state, max_iter=MAX_ITER).fit(Z, target, sample_weight)``,
+    bit for bit: ``Z`` float64 C-ordered, ``target`` boolean with both values,
+    ``sample_weight`` float64 (no checks: svm_tree's arrays are checked already).
+
+    Why not LinearSVC itself: its checks and bookkeeping around liblinear (data
+    and label validation, a label encoder, class weights, a fresh ``RandomState``
+    per fit for the solver's seed) cost ~1.7 ms a fit, where liblinear's own
+    fit on a decision's points takes 0.2-4 ms, and an auto fit runs ~60 of them
+    (docs/speed.md).  This calls the same binding with the same arguments;
+    the test suite holds it to LinearSVC's coefficients.  Liblinear's
+    non-convergence warning is not raised (svm_tree ignored it)."""
+    if _liblinear is None:  # pragma: no cover
+        return _linear_svc_estimator(Z, target, sample_weight, C, penalty, intercept_scaling,
+                                     random_state)
+    dual = penalty == "l2" and Z.shape[0] < Z.shape[1]  # LinearSVC's dual="auto"
+    solver = _get_liblinear_solver_type("ovr", penalty, "squared_hinge", dual)
+    _liblinear.set_verbosity_wrap(0)
+    raw, n_iter = _liblinear.train_wrap(
+        Z, target.astype(np.float64), False, solver, TOL, intercept_scaling, C,
+        np.ones(2), MAX_ITER, _solver_seed(random_state), 0.1, sample_weight)
+    return raw[:, :-1], intercept_scaling * raw[:, -1], int(n_iter.max())
+
+
+def _solver_seed(random_state):
+    """The seed scikit-learn's ``_fit_liblinear`` hands liblinear for ``random_state``:
+    the first ``randint`` of ``check_random_state(random_state)``, a function of
+    the seed alone for an int (so kept, not a new ``RandomState`` per fit), a draw
+    from the generator otherwise."""
+    if isinstance(random_state, Integral):
+        return _int_seed(int(random_state))
+    return check_random_state(random_state).randint(np.iinfo("i").max)
+
+
+@lru_cache(maxsize=64)
+def _int_seed(random_state):
+    return check_random_state(random_state).randint(np.iinfo("i").max)
+
+
+def _linear_svc_estimator(Z, target, sample_weight, C, penalty, intercept_scaling,
+                          random_state):
+    """:func:`linear_svc` through scikit-learn's estimator (the slower path)."""
+    svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
+                    intercept_scaling=intercept_scaling, random_state=random_state,
+                    max_iter=MAX_ITER)
+    with warnings.catch_warnings(), config_context(assume_finite=True,
+                                                   skip_parameter_validation=True):
+        # checked data and parameters: scikit-learn's checks cost as much as the fit
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svm.fit(Z, target, sample_weight=sample_weight)
+    return svm.coef_, svm.intercept_, int(svm.n_iter_)
 
 
 def node_targets(tree, d, y):
@@ -89,17 +155,11 @@ def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=N
         # w = 0: everything to the side most of the points want (gamma -1: right)
         gamma[d] = -1.0 if w[at] @ (target[at] > 0) > w[at] @ (target[at] < 0) else 1.0
         if len(sides) == 2 and (max_depth is None or depth[d] < max_depth):
-            svm = LinearSVC(C=C, penalty=penalty, dual="auto" if penalty == "l2" else False,
-                            intercept_scaling=intercept_scaling, random_state=random_state,
-                            max_iter=10_000)
-            with warnings.catch_warnings(), config_context(assume_finite=True,
-                                                           skip_parameter_validation=True):
-                # checked data and parameters: scikit-learn's checks cost as much as the fit
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                svm.fit(Z[at], target[at] > 0, sample_weight=w[at])
-            n_iter += int(svm.n_iter_)
-            if svm.coef_.any():  # w·z + b > 0: right
-                W[d], gamma[d] = svm.coef_[0], -svm.intercept_[0]
+            coef, intercept, iters = linear_svc(Z[at], target[at] > 0, w[at], C, penalty,
+                                                intercept_scaling, random_state)
+            n_iter += iters
+            if coef.any():  # w·z + b > 0: right
+                W[d], gamma[d] = coef[0], -intercept[0]
         go_right = Z @ W[d] - gamma[d] > 0
         for child, right in zip(tree.children[d], (False, True)):
             if child[0] == "d":
