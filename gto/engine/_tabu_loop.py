@@ -33,6 +33,7 @@ path of :func:`tabu.search`, which is also the reference the tests compare with.
 """
 from __future__ import annotations
 
+import math
 import time
 from collections import namedtuple
 
@@ -568,7 +569,7 @@ def adopt_blocks(blocks, previous=None):
         for name in FLAT:
             part = buffers[name]
             shape = getattr(b, name).shape
-            k = int(np.prod(shape, dtype=np.int64)) // sizes[d] if sizes[d] else 0  # per row
+            k = math.prod(shape) // sizes[d] if sizes[d] else 0  # per row (ints: no numpy call)
             setattr(b, name, part[k * off[d]:k * off[d + 1]].reshape(shape))
     return buffers, off
 
