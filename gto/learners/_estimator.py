@@ -15,6 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
+from sklearn import config_context
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
@@ -415,15 +416,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         best = None
         for start, init in starts:
             left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-            res = optimize(
-                start, X, y, objective=self.objective, method=self.method, p=self.p,
-                max_iter=self.max_iter if max_iter is None else max_iter, time_limit=left,
-                restarts=self.restarts if restarts is None else restarts,
-                n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
-                verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
-                options={"patience": PATIENCE} if self.method == "tabu" else None,
-                leaves="keep" if isinstance(self.init, str) else self.leaves, **self._categorical,
-            )
+            with config_context(skip_parameter_validation=True):  # fit validated them all
+                res = optimize(
+                    start, X, y, objective=self.objective, method=self.method, p=self.p,
+                    max_iter=self.max_iter if max_iter is None else max_iter, time_limit=left,
+                    restarts=self.restarts if restarts is None else restarts,
+                    n_jobs=n_jobs, random_state=self.random_state, sample_weight=w, init=init,
+                    verbose=verbose, alpha=params["alpha"], max_features=params["max_features"],
+                    options={"patience": PATIENCE} if self.method == "tabu" else None,
+                    leaves="keep" if isinstance(self.init, str) else self.leaves, **self._categorical,
+                )
             key = (res.fun,) if params["alpha"] > 0 else (res.n_errors, res.fun)
             if best is None or key < best[0]:
                 best = (key, res)
