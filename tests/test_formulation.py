@@ -45,6 +45,26 @@ def test_point_satisfies_standard_form(seed):
     assert np.allclose(x[form.n_theta:form.n_theta + T], np.maximum(0, 1 - t.side * z))
 
 
+def test_merge_duplicates_orders_rows_as_numpys_unique():
+    """The merged rows, their order (which fixes the search's point order) and the
+    inverse are those of ``np.unique(axis=0)``: rows on a coarse grid (many exact
+    duplicates, ties in the leading columns), equal rows of different labels kept
+    apart, -0.0 and 0.0 merged, and rows with NaN (numpy's own path)."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(-2, 3, size=(300, 3)) / 2.0
+    X[rng.uniform(size=X.shape) < 0.1] = -0.0
+    y = rng.integers(0, 3, size=300)
+    w = rng.uniform(0.5, 2.0, size=300)
+    for Xc in (X, np.where(np.arange(300)[:, None] % 97 == 5, np.nan, X)):
+        _, codes = np.unique(y, return_inverse=True)
+        _, first, inverse = np.unique(np.column_stack([Xc, codes.astype(float)]), axis=0,
+                                      return_index=True, return_inverse=True)
+        Xm, ym, wm, inv = merge_duplicates(Xc, y, w)
+        assert np.array_equal(Xm, Xc[first], equal_nan=True) and np.array_equal(ym, y[first])
+        assert np.array_equal(inv, inverse.reshape(-1)) and len(Xm) < 300
+        assert np.allclose(wm, np.bincount(inverse.reshape(-1), weights=w))
+
+
 def test_merge_duplicates_sums_weights():
     X = np.array([[1.0, 2], [1, 2], [1, 2], [3, 4]])
     y = np.array([0, 0, 1, 1])

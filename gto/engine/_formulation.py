@@ -28,10 +28,30 @@ def merge_duplicates(X, y, sample_weight):
     """
     _, codes = np.unique(y, return_inverse=True)
     keyed = np.column_stack([X, codes.astype(float)])
-    uniq, first, inverse = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    weight = np.bincount(inverse, weights=sample_weight, minlength=len(uniq))
+    if keyed.dtype == np.float64 and len(keyed):
+        first, inverse = _unique_rows(keyed)
+    else:  # no rows, or not numbers: numpy's own
+        _, first, inverse = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    weight = np.bincount(inverse, weights=sample_weight, minlength=len(first))
     return X[first], y[first], weight, inverse
+
+
+def _unique_rows(keyed):
+    """``(first, inverse)`` of ``np.unique(keyed, axis=0, return_index=True,
+    return_inverse=True)`` for float rows, in half its time: numpy sorts the rows
+    as a structured array (a comparison function per field, NaN last, -0.0 equal
+    to 0.0); a stable ``np.lexsort`` on the columns (the first the primary key)
+    gives the same order, ties (equal rows) by index, so each unique row's first
+    index is the same (a row with NaN equals no row, as there)."""
+    order = np.lexsort(keyed.T[::-1])
+    rows = keyed[order]
+    new = np.empty(len(rows), dtype=bool)
+    new[0] = True
+    np.any(rows[1:] != rows[:-1], axis=1, out=new[1:])
+    inverse = np.empty(len(rows), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
 
 
 def class_leaf_mask(tree, y):
