@@ -108,7 +108,8 @@ def node_targets(tree, d, y):
         side[c] = -1
     for c in right - left:
         side[c] = 1
-    return np.array([side.get(c, 0) for c in y.tolist()], dtype=np.int8)
+    classes, codes = np.unique(y, return_inverse=True)  # per class, not per point
+    return np.array([side.get(c, 0) for c in classes.tolist()], dtype=np.int8)[codes.reshape(-1)]
 
 
 def svm_tree(tree, X, y, sample_weight=None, C=C, random_state=None, max_depth=None,
