@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC
 
 import gto
 import gto.learners._estimator
-from gto.engine._svm_start import linear_svc, svm_tree
+from gto.engine._svm_start import _linear_svc_estimator, linear_svc, svm_tree
 
 OPTIMIZE_MODULE = importlib.import_module("gto.learners._optimize")
 
@@ -180,7 +180,8 @@ def test_linear_svc_is_sklearns_linear_svc_bit_for_bit(penalty, C, intercept_sca
     """svm_tree's direct liblinear call against LinearSVC itself, as svm_tree used
     it: the same coefficients, intercept and iterations bit for bit, weighted and
     not, for an int seed, a RandomState (both draw the same seeds from it) and
-    None (the global generator, reseeded before each)."""
+    None (the global generator, reseeded before each); and the fallback through
+    LinearSVC the same."""
     rng = np.random.default_rng(n)
     Z = rng.normal(size=(n, 60 if n == 40 else 5))
     target = Z[:, 0] + 0.5 * Z[:, 1] + rng.normal(scale=0.8, size=n) > 0.3
@@ -195,6 +196,10 @@ def test_linear_svc_is_sklearns_linear_svc_bit_for_bit(penalty, C, intercept_sca
                          np.random.RandomState(3) if seed == "rs" else seed)
         assert np.array_equal(got[0], ref.coef_) and np.array_equal(got[1], ref.intercept_)
         assert got[2] == ref.n_iter_
+        np.random.seed(5)  # the fallback through LinearSVC (a scikit-learn without the binding)
+        slow = _linear_svc_estimator(Z, target, w, C, penalty, intercept_scaling,
+                                     np.random.RandomState(3) if seed == "rs" else seed)
+        assert all(np.array_equal(a, b) for a, b in zip(slow, got))
 
 
 def test_a_pure_node_sends_everything_to_its_class():
