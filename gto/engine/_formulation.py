@@ -39,7 +39,7 @@ def merge_duplicates(X, y, sample_weight):
 
 def _unique_rows(keyed):
     """``(first, inverse)`` of ``np.unique(keyed, axis=0, return_index=True,
-    return_inverse=True)`` for float rows, in half its time: numpy sorts the rows
+    return_inverse=True)`` for float rows, faster (docs/speed.md): numpy sorts the rows
     as a structured array (a comparison function per field, NaN last, -0.0 equal
     to 0.0); a stable ``np.lexsort`` on the columns (the first the primary key)
     gives the same order, ties (equal rows) by index, so each unique row's first

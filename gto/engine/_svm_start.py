@@ -46,8 +46,8 @@ def linear_svc(Z, target, sample_weight, C, penalty, intercept_scaling, random_s
 
     Why not LinearSVC itself: its checks and bookkeeping around liblinear (data
     and label validation, a label encoder, class weights, a fresh ``RandomState``
-    per fit for the solver's seed) cost ~1.7 ms a fit, where liblinear's own
-    fit on a decision's points takes 0.2-4 ms, and an auto fit runs ~60 of them
+    per fit for the solver's seed) cost several times liblinear's own fit on a
+    decision's few hundred points, and an auto fit runs dozens of them
     (docs/speed.md).  This calls the same binding with the same arguments;
     the test suite holds it to LinearSVC's coefficients.  Liblinear's
     non-convergence warning is not raised (svm_tree ignored it)."""
