@@ -1,5 +1,5 @@
-"""The full-data walk of the coarse-to-fine schedule ends as a restart does: at a tree
-without errors, or after the restarts' patience in moves without fewer errors."""
+"""The full-data walk of the coarse-to-fine schedule ends at a tree without errors, or
+after FINE_PATIENCE_SHARE of the restarts' patience in moves without fewer errors."""
 import numpy as np
 import pytest
 
@@ -49,7 +49,7 @@ def test_full_data_walk_stops_by_patience(monkeypatch, seed, patience):
     monkeypatch.setattr(gopt, "_patience", lambda patience: lambda iteration, walker: None)
     full = _fit(X, y, start, patience)
     counts = full.restarts[0]["history"]["n_errors"]
-    moves = patience * sum(round_lengths(SCHEDULE, len(y)))
+    moves = int(gopt.FINE_PATIENCE_SHARE * patience * sum(round_lengths(SCHEDULE, len(y))))
     stop = _expected_stop(counts, moves, gopt.PATIENCE_EVERY)
     got = short.restarts[0]["history"]
     if stop is None:
@@ -87,3 +87,11 @@ def test_no_patience_walks_every_move(monkeypatch):
     start = gto.Tree.from_structure(FIG2, 4, W=np.eye(4)[:3], gamma=np.full(3, 0.5))
     res = gto.optimize(start, X, y, max_iter=1000, random_state=0, options={"patience": None})
     assert len(res.restarts[0]["history"]) == 1001  # patience 1 stops this walk (above)
+
+
+def test_fine_patience_is_a_share_of_the_restarts():
+    """Half of one round's worth of moves at the estimator's patience (1): 200 moves at
+    N >= 750 (rounds of 100 + 300), never below one move."""
+    assert gopt.fine_patience(1, round_lengths(SCHEDULE, 10_000)) == 200
+    assert gopt.fine_patience(40, (100, 300)) == 8000
+    assert gopt.fine_patience(1, (1, 0)) == 1

@@ -51,6 +51,11 @@ COARSE_POINTS = 4_000
 COARSE_SHARE = 0.5
 #: moves between the checks of the full-data walk's patience (coarse to fine)
 PATIENCE_EVERY = 16
+#: the full-data walk (coarse to fine) ends after this share of a restart's patience
+#: (``patience`` rounds' worth of moves) without fewer errors: its moves cost N /
+#: COARSE_POINTS times a subsample move, and the trees it finds after the first half
+#: of the wait are rare (docs/speed.md)
+FINE_PATIENCE_SHARE = 0.5
 
 
 def _check_combinations(objective, method, p):
@@ -180,9 +185,9 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
         fine: the restarts on a stratified subsample of COARSE_POINTS points,
         then one lexicographic walk on the full data from the best of them,
         of ``max_iter`` moves when ``time_limit`` is given, else at most
-        ``max(1000, max_iter // 5)``, ending as a restart does (at a tree without
-        errors, or after ``patience`` rounds' worth of moves without fewer
-        errors; ``options``).
+        ``max(1000, max_iter // 5)``, ending at a tree without errors, or after
+        ``FINE_PATIENCE_SHARE`` of ``patience`` rounds' worth of moves without
+        fewer errors (``options``).
     time_limit : seconds of wall time for the whole call, counted from its start
         (the set-up and the whole schedule: COARSE_SHARE of it on the subsample;
         the search checks the clock every few moves and then builds the result:
@@ -548,8 +553,8 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     full-data search is one EPTS walk on the lexicographic objective (count first;
     with a penalty or a feature budget, on ``objective``), without LP refits or kicks
     (each would cost a full-data LP or crossover), of ``max_iter`` moves with a time
-    limit, else ``max(1000, max_iter // 5)``, ending early as a restart does
-    (:func:`_patience`): at a tree without errors, or after the restarts' ``patience``
+    limit, else ``max(1000, max_iter // 5)``, ending early (:func:`_patience`): at a
+    tree without errors, or after ``FINE_PATIENCE_SHARE`` of the restarts' ``patience``
     rounds' worth of moves without fewer errors (not with a time limit)."""
     from sklearn.model_selection import train_test_split
 
@@ -575,7 +580,7 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     schedule, _ = split_options(method, options)
     patience = None
     if method == "tabu" and time_limit is None and schedule["patience"] is not None:
-        patience = schedule["patience"] * sum(round_lengths(schedule, problem.data.N))
+        patience = fine_patience(schedule["patience"], round_lengths(schedule, problem.data.N))
     fine_options = {**options, "refine": False, "kick": False, "round_iter": max(fine_iter, 1),
                     "polish": 0}
     walk_callback = callback
@@ -595,6 +600,12 @@ def _coarse_to_fine(runs, problem, kinds, seeds, deadline, n_jobs, time_limit, t
     fine.nit += sum(r.nit for r in coarse)
     runs.append(fine)
     return runs
+
+
+def fine_patience(patience, lengths):
+    """Moves without fewer errors after which the full-data walk ends: ``FINE_PATIENCE_SHARE``
+    of ``patience`` rounds of ``lengths`` (``(round_iter, polish)``) moves, at least one."""
+    return max(1, int(FINE_PATIENCE_SHARE * patience * sum(lengths)))
 
 
 def _patience(patience):
