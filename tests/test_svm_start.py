@@ -10,6 +10,7 @@ from sklearn.svm import LinearSVC
 
 import gto
 import gto.learners._estimator
+from gto.engine import _svm_start
 from gto.engine._svm_start import _linear_svc_estimator, linear_svc, svm_tree
 
 OPTIMIZE_MODULE = importlib.import_module("gto.learners._optimize")
@@ -200,6 +201,42 @@ def test_linear_svc_is_sklearns_linear_svc_bit_for_bit(penalty, C, intercept_sca
         slow = _linear_svc_estimator(Z, target, w, C, penalty, intercept_scaling,
                                      np.random.RandomState(3) if seed == "rs" else seed)
         assert all(np.array_equal(a, b) for a, b in zip(slow, got))
+
+
+def test_linear_svc_calls_the_binding_with_this_scikit_learn(monkeypatch):
+    """With the installed scikit-learn the direct call is taken (not the LinearSVC
+    fallback, which the bit-for-bit test cannot tell apart from it)."""
+    def no_fallback(*args):
+        raise AssertionError("LinearSVC fallback taken")
+
+    monkeypatch.setattr(_svm_start, "_linear_svc_estimator", no_fallback)
+    Z, target = np.array([[0.0, 1.0], [1.0, 0.0], [0.2, 0.9], [0.9, 0.1]]), np.array([1, 0, 1, 0]) > 0
+    coef, _, _ = linear_svc(Z, target, np.ones(4), 1.0, "l1", 1.0, 0)
+    assert coef.shape == (1, 2) and coef[0, 0] < 0 < coef[0, 1]
+
+
+def test_linear_svc_falls_back_to_linear_svc_when_the_binding_changed(monkeypatch):
+    """A binding that takes other arguments (TypeError) gives LinearSVC's answer, and
+    LinearSVC is used from then on."""
+    class Changed:
+        calls = 0
+
+        def set_verbosity_wrap(self, verbosity):
+            pass
+
+        def train_wrap(self, *args):
+            Changed.calls += 1
+            raise TypeError("train_wrap() takes exactly 13 positional arguments")
+
+    monkeypatch.setattr(_svm_start, "_liblinear", Changed())
+    rng = np.random.default_rng(2)
+    Z = rng.normal(size=(50, 3))
+    target = Z[:, 0] > 0.1
+    for _ in range(2):
+        got = linear_svc(Z, target, np.ones(50), 0.5, "l1", 10.0, 0)
+        ref = _linear_svc(0.5, "l1", 10.0).set_params(random_state=0).fit(Z, target)
+        assert np.array_equal(got[0], ref.coef_) and np.array_equal(got[1], ref.intercept_)
+    assert Changed.calls == 1 and _svm_start._liblinear is None
 
 
 def test_a_pure_node_sends_everything_to_its_class():

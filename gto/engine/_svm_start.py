@@ -50,17 +50,24 @@ def linear_svc(Z, target, sample_weight, C, penalty, intercept_scaling, random_s
     decision's few hundred points, and an auto fit runs dozens of them
     (docs/speed.md).  This calls the same binding with the same arguments;
     the test suite holds it to LinearSVC's coefficients.  Liblinear's
-    non-convergence warning is not raised (svm_tree ignored it)."""
-    if _liblinear is None:  # pragma: no cover
-        return _linear_svc_estimator(Z, target, sample_weight, C, penalty, intercept_scaling,
-                                     random_state)
-    dual = penalty == "l2" and Z.shape[0] < Z.shape[1]  # LinearSVC's dual="auto"
-    solver = _get_liblinear_solver_type("ovr", penalty, "squared_hinge", dual)
-    _liblinear.set_verbosity_wrap(0)
-    raw, n_iter = _liblinear.train_wrap(
-        Z, target.astype(np.float64), False, solver, TOL, intercept_scaling, C,
-        np.ones(2), MAX_ITER, _solver_seed(random_state), 0.1, sample_weight)
-    return raw[:, :-1], intercept_scaling * raw[:, -1], int(n_iter.max())
+    non-convergence warning is not raised (svm_tree ignored it).  A scikit-learn
+    whose binding is gone or takes other arguments gets LinearSVC itself, from the
+    first such call on."""
+    global _liblinear
+    if _liblinear is not None:
+        dual = penalty == "l2" and Z.shape[0] < Z.shape[1]  # LinearSVC's dual="auto"
+        solver = _get_liblinear_solver_type("ovr", penalty, "squared_hinge", dual)
+        _liblinear.set_verbosity_wrap(0)
+        try:
+            raw, n_iter = _liblinear.train_wrap(
+                Z, target.astype(np.float64), False, solver, TOL, intercept_scaling, C,
+                np.ones(2), MAX_ITER, _solver_seed(random_state), 0.1, sample_weight)
+        except TypeError:  # another signature: this scikit-learn's LinearSVC from now on
+            _liblinear = None
+        else:
+            return raw[:, :-1], intercept_scaling * raw[:, -1], int(n_iter.max())
+    return _linear_svc_estimator(Z, target, sample_weight, C, penalty, intercept_scaling,
+                                 random_state)
 
 
 def _solver_seed(random_state):
