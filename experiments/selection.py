@@ -41,8 +41,8 @@ from sklearn.preprocessing import MinMaxScaler
 
 import gto
 from gto.engine._svm_start import svm_tree
-from gto.learners._estimator import SVM_INTERCEPT_SCALING, SVM_PENALTY, one_standard_error
 from gto.learners._estimator import _complexity as _estimator_complexity
+from gto.learners._estimator import one_standard_error, svm_intercept_scaling
 
 from . import quality
 
@@ -96,8 +96,8 @@ def record(split, name, cv=5):
 class SVMTree(ClassifierMixin, BaseEstimator):
     """The estimator's ``"svm"`` candidate alone: :func:`gto.engine._svm_start.svm_tree` on the
     depth-2 complete tree (as ``GTOClassifier``'s internal CV fits it; ``max_depth``
-    and ``penalty`` as in ``svm_tree``; the 1-norm trees with the estimator's
-    ``SVM_INTERCEPT_SCALING``); with ``search_alpha`` the grid point that searches with
+    and ``penalty`` as in ``svm_tree``; liblinear's intercept scaling as the
+    estimator's, ``svm_intercept_scaling``); with ``search_alpha`` the grid point that searches with
     that penalty from it (and from the portfolio), fitted by the estimator's own
     ``_fit_tree``."""
 
@@ -113,10 +113,9 @@ class SVMTree(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(y)
         start = gto.Tree.complete(2, self.classes_, X.shape[1])
         if self.search_alpha is None:
-            scaling = SVM_INTERCEPT_SCALING if self.penalty == SVM_PENALTY else 1.0
             self.tree_ = svm_tree(start, X, y, C=self.C, random_state=self.random_state,
                                   max_depth=self.max_depth, penalty=self.penalty,
-                                  intercept_scaling=scaling)[0]
+                                  intercept_scaling=svm_intercept_scaling(self.penalty))[0]
             return self
         if self.max_depth is not None or self.penalty != "l2":
             raise ValueError("the grid's search starts from the whole L2 SVM tree")

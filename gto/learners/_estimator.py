@@ -406,8 +406,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
         elif params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
-            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty,
-                              SVM_INTERCEPT_SCALING if params["alpha"] is None else 1.0)
+            svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
             if params["alpha"] is None:
                 return svm
             starts = [(svm.tree, "tree")]  # optimize's rounds add greedy and CART
@@ -827,15 +826,22 @@ def _seed(random_state):
     return random_state
 
 
-def _svm_result(tree, X, y, w, C, seed, penalty, intercept_scaling=1.0):
-    """The linear-SVM tree as an ``OptimizeResult`` like :func:`optimize`'s (``nit``: the
-    SVM solver's iterations; ``intercept_scaling``: liblinear's, as
-    :func:`gto.engine._svm_start.svm_tree`)."""
+def svm_intercept_scaling(penalty):
+    """Liblinear's ``intercept_scaling`` for the grid's SVM tree of ``penalty``:
+    ``SVM_INTERCEPT_SCALING`` for the 1-norm trees (``SVM_PENALTY``), scikit-learn's 1
+    for the L2 start tree of the alpha-0 search (scaling it too made spectf worse,
+    docs/speed.md)."""
+    return SVM_INTERCEPT_SCALING if penalty == SVM_PENALTY else 1.0
+
+
+def _svm_result(tree, X, y, w, C, seed, penalty):
+    """The linear-SVM tree of ``penalty`` (and :func:`svm_intercept_scaling`) as an
+    ``OptimizeResult`` like :func:`optimize`'s (``nit``: the SVM solver's iterations)."""
     from scipy.optimize import OptimizeResult
 
     t0 = time.perf_counter()
     fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
-                              penalty=penalty, intercept_scaling=intercept_scaling)
+                              penalty=penalty, intercept_scaling=svm_intercept_scaling(penalty))
     n_errors = fitted.n_errors(X, y, w)
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
