@@ -59,10 +59,11 @@ def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
     state in ``best[c]`` and ``row[c]`` (per sign ``s``: smallest step so far and its
     row): row t of sign ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[c, s] * |g|``.
 
-    The helpers below are passed ``G`` and a column (and ``best``, ``row``, ``mask``
-    and a slot) rather than views made by the caller per column: each view, and
-    each array argument of a compiled call, is reference-counted (an atomic
-    update) at every call."""
+    The helpers below but the prefix's are passed ``G`` and a column (and ``best``,
+    ``row``, ``mask`` and a slot) rather than views made by the caller per column:
+    each view, and each array argument of a compiled call, is reference-counted (an
+    atomic update) at every call.  The prefix's sweep still takes its three rows
+    (a view each a call): ``G`` and a column there were not measured apart."""
     for t in range(t0, t1):
         x = G[q, t]
         a = abs(x)

@@ -77,12 +77,14 @@ def _solver_seed(random_state):
     from the generator otherwise."""
     if isinstance(random_state, Integral):
         return _int_seed(int(random_state))
+    return _drawn_seed(random_state)
+
+
+def _drawn_seed(random_state):
     return check_random_state(random_state).randint(np.iinfo("i").max)
 
 
-@lru_cache(maxsize=64)
-def _int_seed(random_state):
-    return check_random_state(random_state).randint(np.iinfo("i").max)
+_int_seed = lru_cache(maxsize=64)(_drawn_seed)
 
 
 def _linear_svc_estimator(Z, target, sample_weight, C, penalty, intercept_scaling,
