@@ -94,12 +94,13 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
     if k == 0 and n_real < m:  # fewer rows than columns: pin every unseen direction at once
         theta, rows, rhs, cost, k = _pin_lineality(rows, theta, rhs, cost, tight)
     dependent = np.zeros(n_real, dtype=bool)
+    rows_t = np.ascontiguousarray(rows.T)
     out, none = np.empty((m, m)), np.empty(0)
     direction = none
     basis = -1
     while True:
         check_limits(every=1)
-        status, k, columns = purify_steps(rows, rhs, cost, theta, tight, k, dependent,
+        status, k, columns = purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent,
                                           direction, out, ZERO_TOL, PIVOT_TOL, MAX_COND,
                                           dep_rtol, STEPS_PER_CHECK, basis)
         direction, basis = none, -1
@@ -116,6 +117,7 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
         v = out[:, 0] / np.linalg.norm(out[:, 0])  # a lineality direction: pin it
         theta = theta + (1.0 - v @ theta) * v  # now v @ theta = 1; no slack moves
         rows = np.vstack([rows, v])
+        rows_t = np.ascontiguousarray(rows.T)
         rhs = np.append(rhs, 1.0)
         cost = np.append(cost, 0.0)
         tight[k] = len(rows) - 1

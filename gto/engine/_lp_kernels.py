@@ -181,7 +181,7 @@ def drop_direction(Q, nq, a, dep_rtol):
 
 
 @njit(cache=True)
-def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
+def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction, out, zero_tol,
                  pivot_tol, max_cond, dep_rtol=0.0, max_steps=1 << 30, basis=-1):
     """The moves of :func:`gto.engine._crossover.purify` from ``k`` tight rows (``tight[:k]``), in place.
 
@@ -200,7 +200,8 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
     dependent pseudo-row: redo with ``dep_rtol = 0``); :data:`PAUSED` after
     ``max_steps`` steps, with the null basis in ``out[:, :columns]``: passing
     ``basis=columns`` resumes from it, so pausing does not change the result.
-    ``dependent`` covers the first ``len(dependent)`` rows.
+    ``dependent`` covers the first ``len(dependent)`` rows.  ``rows_t``: ``rows``
+    transposed, C-ordered, for the rates and slacks of all rows (:func:`_rates`).
     """
     T, m = rows.shape
     Q = np.empty((m, m))
@@ -209,10 +210,14 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
         _copy_columns(Q, out, nq)
     else:
         nq = null_basis(rows[tight[:k]], Q)
+    is_tight = np.zeros(T, dtype=np.bool_)  # the rows tight[:k], as flags
+    for i in range(k):
+        is_tight[tight[i]] = True
     r = np.empty(T)
     rate = np.empty(T)
-    cand = np.empty(m)
     best_theta = np.empty(m)
+    coef = np.empty(m)
+    v = np.empty(m)
     given = direction.shape[0] == m
     steps = 0
     while k < m:
@@ -221,66 +226,36 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
             return PAUSED, k, nq
         steps += 1
         if given:
-            v = direction.copy()
+            _copy(v, direction)
             given = False
         else:  # -theta projected on the null space of the tight rows (Q row by row)
-            coef = np.zeros(nq)
+            for c in range(nq):
+                coef[c] = 0.0
             for j in range(m):
                 for c in range(nq):
                     coef[c] -= Q[j, c] * theta[j]
-            v = np.zeros(m)
+            for j in range(m):
+                v[j] = 0.0
             for j in range(m):
                 for c in range(nq):
                     v[j] += coef[c] * Q[j, c]
             if np.sqrt(v @ v) <= 1e-12 * max(1.0, np.sqrt(theta @ theta)):
                 _copy_columns(out, Q, m)
                 return NEEDS_DIRECTION, k, nq
-        top = 0.0
-        for t in range(T):
-            acc = 0.0
-            at = 0.0
-            for j in range(m):
-                acc += rows[t, j] * v[j]
-                at += rows[t, j] * theta[j]
-            rate[t] = acc
-            r[t] = rhs[t] - at
-            top = max(top, abs(acc))
+        top = _rates(rows_t, rhs, theta, v, rate, r)
         thr = pivot_tol * max(1.0, top)
+        up, up_row, down, down_row = _ratios(rate, r, dependent, is_tight, thr, zero_tol)
+        up_violation, down_violation = _violations(rate, r, cost, up, down)
         best_violation = np.inf
         best_row = -1
-        for sign in (1.0, -1.0):
-            step, row = np.inf, -1
-            for t in range(T):
-                a = sign * rate[t]
-                if abs(a) <= thr or (t < dependent.shape[0] and dependent[t]):
-                    continue
-                zero = abs(r[t]) <= zero_tol
-                if zero:
-                    if not a < 0:
-                        continue
-                    s = 0.0
-                else:
-                    if not r[t] * a > 0:
-                        continue
-                    s = r[t] / a
-                if s < step:
-                    is_tight = False
-                    for i in range(k):
-                        is_tight |= tight[i] == t
-                    if not is_tight:
-                        step, row = s, t
-            if row < 0:
-                continue
+        if up_row >= 0:
+            best_violation, best_row = up_violation, up_row
             for j in range(m):
-                cand[j] = theta[j] + step * sign * v[j]
-            violation = 0.0
-            for t in range(T):  # the slacks at cand, r - step * sign * rate (linear)
-                slack = r[t] - step * sign * rate[t]
-                if slack > 0:
-                    violation += cost[t] * slack
-            if best_row < 0 or violation < best_violation:
-                best_violation, best_row = violation, row
-                _copy(best_theta, cand)
+                best_theta[j] = theta[j] + up * 1.0 * v[j]
+        if down_row >= 0 and (best_row < 0 or down_violation < best_violation):
+            best_violation, best_row = down_violation, down_row
+            for j in range(m):
+                best_theta[j] = theta[j] + down * -1.0 * v[j]
         if best_row < 0:  # a lineality direction: Python pins it with a pseudo-row
             _copy(out[:, 0], v)
             return LINEALITY, k, 1
@@ -294,6 +269,7 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
                 return LINEALITY_FAILED, k, 0
             _copy(theta, best_theta)
             tight[k] = best_row
+            is_tight[best_row] = True
             k += 1
             nq = left
             continue
@@ -307,9 +283,86 @@ def purify_steps(rows, rhs, cost, theta, tight, k, dependent, direction, out, ze
             continue
         _copy(theta, best_theta)
         tight[k] = best_row
+        is_tight[best_row] = True
         k += 1
         nq = _null_from_svd(s, vh, k, Q)
     return DONE, k, 0
+
+
+@njit(cache=True, inline="always")
+def _rates(rows_t, rhs, theta, v, rate, r):
+    """Every row's rate ``a_t @ v`` and slack ``rhs_t - a_t @ theta`` into ``rate`` and
+    ``r``; returns ``max |rate|``.  Column by column over the rows' transpose: each
+    dot product still adds its terms in the order of the columns (the bits of a
+    row-by-row loop), but the rows are independent, so the loop over them runs in
+    SIMD lanes (a row-by-row loop waits on each addition)."""
+    m, T = rows_t.shape
+    for t in range(T):
+        rate[t] = 0.0
+        r[t] = 0.0  # a_t @ theta first
+    for j in range(m):
+        vj = v[j]
+        thj = theta[j]
+        for t in range(T):
+            rate[t] += rows_t[j, t] * vj
+            r[t] += rows_t[j, t] * thj
+    top = 0.0
+    for t in range(T):
+        r[t] = rhs[t] - r[t]
+        top = max(top, abs(rate[t]))
+    return top
+
+
+@njit(cache=True, inline="always")
+def _ratios(rate, r, dependent, is_tight, thr, zero_tol):
+    """The ratio tests of the moves along ``+v`` and ``-v``, in one pass over the rows:
+    ``(up, up_row, down, down_row)``, the step to the first slack reaching 0 and
+    its row (-1: none), ties to the lower row.  Rows with ``|rate| <= thr``, flagged
+    ``dependent`` or tight are passed over; a zero slack blocks, at step 0, the
+    direction that would make it positive."""
+    T = rate.shape[0]
+    n_dep = dependent.shape[0]
+    up, up_row, down, down_row = np.inf, -1, np.inf, -1
+    for t in range(T):
+        rt = rate[t]
+        if abs(rt) <= thr or (t < n_dep and dependent[t]):
+            continue
+        if abs(r[t]) <= zero_tol:  # sign * rate must be negative
+            if rt < 0:
+                if 0.0 < up and not is_tight[t]:
+                    up, up_row = 0.0, t
+            elif -rt < 0:
+                if 0.0 < down and not is_tight[t]:
+                    down, down_row = 0.0, t
+            continue
+        if r[t] * rt > 0:
+            s = r[t] / rt
+            if s < up and not is_tight[t]:
+                up, up_row = s, t
+        a = -rt
+        if r[t] * a > 0:
+            s = r[t] / a
+            if s < down and not is_tight[t]:
+                down, down_row = s, t
+    return up, up_row, down, down_row
+
+
+@njit(cache=True, inline="always")
+def _violations(rate, r, cost, up, down):
+    """``sum cost max(0, slack)`` at the ends of the moves ``up`` along +v and ``down``
+    along -v (the slacks ``r - step * sign * rate``, linear), in one pass; a step
+    of inf (no move that way) gives a value nobody reads."""
+    T = rate.shape[0]
+    up_violation = 0.0
+    down_violation = 0.0
+    for t in range(T):
+        slack = r[t] - up * 1.0 * rate[t]
+        if slack > 0:
+            up_violation += cost[t] * slack
+        slack = r[t] - down * -1.0 * rate[t]
+        if slack > 0:
+            down_violation += cost[t] * slack
+    return up_violation, down_violation
 
 
 # -- the hinge LP simplex (gto.engine._hinge_lp) ---------------------------------------
