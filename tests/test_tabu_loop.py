@@ -133,6 +133,33 @@ def _state_fields(names):
     return njit(space["get"])
 
 
+def test_walkers_view_the_problems_rows_without_copies():
+    """The rows and their transposes, which no move changes, are the problem's: the
+    crossover's blocks and the compiled loop of every walker view its buffers (no copy
+    per walker), also after a copy of the problem; the rows and the vertex are those
+    of copies."""
+    from gto.engine._tabu_loop import tree_arrays
+    from gto.engine._walker import walker_from_theta
+    P, W, X, y = make_walker(1, "product", p=1, classes=(0, 1))
+    A = tree_arrays(W, 10)
+    assert A.rows is P.blocks._flat and A.rows_t is P.blocks._flat_t
+    for d, b in enumerate(W.blocks):
+        assert b.rows is P.blocks.rows[d] and b._rows_t is P.blocks.rows_t[d]
+        np.testing.assert_array_equal(b._rows_t, b.rows.T)
+    Q = copy.deepcopy(P)
+    V = walker_from_theta(Q, W.theta(), Q.objective("product"), 0)
+    W = walker_from_theta(P, W.theta(), P.objective("product"), 0)
+    B = tree_arrays(V, 10)
+    assert B.rows is Q.blocks._flat and B.rows_t is Q.blocks._flat_t
+    for b, c in zip(V.blocks, W.blocks):
+        assert np.shares_memory(b.rows, B.rows) and np.shares_memory(b._rows_t, B.rows_t)
+        assert np.shares_memory(c.rows, A.rows) and np.shares_memory(c._rows_t, A.rows_t)
+    assert not np.shares_memory(B.rows, A.rows)
+    np.testing.assert_array_equal(B.rows, A.rows)
+    np.testing.assert_array_equal(B.rows_t, A.rows_t)
+    np.testing.assert_array_equal(V.theta(), W.theta())
+
+
 def test_the_loop_state_holds_the_walkers_own_arrays():
     """The compiled loop reads and changes the walker through its structrefs: every
     field must be the very array (memory, shape, strides, dtype) the Python side

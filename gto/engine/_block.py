@@ -69,11 +69,15 @@ class DegeneratePivotError(SingularBlockError, MoveError):
 class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
-    def __init__(self, rows, tight, ybasic=None, n_real=None, rhs=None, coord=None, n_coord=0):
+    def __init__(self, rows, tight, ybasic=None, n_real=None, rhs=None, coord=None, n_coord=0,
+                 rows_t=None):
+        """``rows_t``: ``rows`` transposed and C-ordered, if the caller has it (viewed, not
+        copied: the rows of a block never change)."""
         self.rows = rows = np.ascontiguousarray(rows, dtype=float)
         self.coord = len(rows) if coord is None else int(coord)  # first coordinate row
         self.n_coord = int(n_coord)
-        self._rows_t = np.ascontiguousarray(rows.T)  # for the slacks after a pivot
+        # for the slacks after a pivot
+        self._rows_t = np.ascontiguousarray(rows.T) if rows_t is None else rows_t
         self.points = np.zeros((0, rows.shape[1]))  # see track
         self.H = np.zeros((rows.shape[1], 0))
         self.n_real = len(rows) if n_real is None else int(n_real)

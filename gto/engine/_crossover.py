@@ -42,7 +42,7 @@ def margin_scaled(Z):
     return shift, scale
 
 
-def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
+def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=None):
     """A vertex block reached from ``theta`` without any slack changing sign.
 
     ``rows`` are the decision's triples ``s [x, -1]``, ``cost`` the weights used
@@ -64,6 +64,9 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     within ``MAX_COND`` the purification is redone with an SVD of the tight
     rows at every step (O(m^3) a step: 2-4 s per decision at m = 169).
 
+    ``rows_t``: ``rows`` transposed and C-ordered, if the caller has it (the
+    problem's, :class:`gto.engine._problem.TripleRows`): the block then views it.
+
     Raises :class:`gto.utils._interrupt.OutOfTime` when the time limit or a
     stop request of an enclosing :func:`gto.utils._interrupt.limits` passes
     (checked every ``STEPS_PER_CHECK`` steps).
@@ -71,16 +74,16 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0):
     rng = np.random.default_rng(rng)
     state = rng.bit_generator.state
     try:
-        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, DEP_RTOL)
+        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, DEP_RTOL, rows_t)
     except SingularBlockError:
         rng.bit_generator.state = state
-        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, 0.0)
+        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, 0.0, rows_t)
 
 
-def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
+def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol, rows_t=None):
     m = rows.shape[1]
     n_real = len(rows)
-    rows = np.ascontiguousarray(rows, dtype=float)
+    given = rows = np.ascontiguousarray(rows, dtype=float)
     theta = np.array(theta, dtype=float)
     rhs = np.ones(n_real) if rhs is None else np.ascontiguousarray(rhs, dtype=float)
     coord = n_real if coord is None else int(coord)
@@ -94,7 +97,8 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
     if k == 0 and n_real < m:  # fewer rows than columns: pin every unseen direction at once
         theta, rows, rhs, cost, k = _pin_lineality(rows, theta, rhs, cost, tight)
     dependent = np.zeros(n_real, dtype=bool)
-    rows_t = np.ascontiguousarray(rows.T)
+    if rows_t is None or rows is not given:  # none given, or pseudo-rows added
+        rows_t = np.ascontiguousarray(rows.T)
     out, none = np.empty((m, m)), np.empty(0)
     direction = none
     basis = -1
@@ -122,7 +126,7 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol):
         cost = np.append(cost, 0.0)
         tight[k] = len(rows) - 1
         k += 1
-    return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord)
+    return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord, rows_t=rows_t)
 
 
 def _pin_lineality(rows, theta, rhs, cost, tight):
@@ -169,7 +173,7 @@ def _purify_free(rows, theta, cost, rng, rhs, coord, n_coord):
 
 
 def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_point=None,
-                     n_coord=0):
+                     n_coord=0, rows_t=None):
     """Blocks of a vertex no worse than ``Theta`` (D, n + 1) in misclassified count.
 
     ``Theta`` must already be margin-scaled (every |z| >= 1, see
@@ -177,12 +181,14 @@ def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_p
     slack along its path.  With coordinate rows (``rhs``, ``n_point`` triples
     per decision then ``n_coord`` coordinate rows, as in
     :class:`gto.engine._problem.TreeProblem`) zero weights stay zero.
+    ``rows_t``: per decision its rows transposed (see :func:`purify`).
     """
     rng = np.random.default_rng(rng)
     D = len(decision_rows)
     rhs = [None] * D if rhs is None else rhs
     n_point = [len(r) for r in decision_rows] if n_point is None else n_point
+    rows_t = [None] * D if rows_t is None else rows_t
     return [
-        purify(rows, theta, cost, rng, rhs[d], n_point[d], n_coord)
+        purify(rows, theta, cost, rng, rhs[d], n_point[d], n_coord, rows_t[d])
         for d, (rows, cost, theta) in enumerate(zip(decision_rows, triple_costs, Theta))
     ]

@@ -127,16 +127,40 @@ class TripleRows:
         self.R = self.T + D * self.n_coord  # rows: triples and coordinate rows
         self.row_start = t.start + self.n_coord * np.arange(D + 1)
         self.row_decision = np.repeat(np.arange(D), np.diff(self.row_start))
-        self.rows, self.rhs, self.row_points, self.row_sides = [], [], [], []
+        self.rhs, self.row_points, self.row_sides = [], [], []
         self.n_point = np.diff(t.start)  # triples per decision (the first rows of its block)
+        self.m = data.m
+        self._flat, self._flat_t = np.empty(self.R * self.m), np.empty(self.R * self.m)
+        self._view()
         for d in range(D):
             sl = slice(t.start[d], t.start[d + 1])
             coord = np.eye(self.n_coord, data.m)
-            self.rows.append(np.vstack([t.side[sl, None] * data.X1[t.point[sl]], coord]))
+            rows = np.vstack([t.side[sl, None] * data.X1[t.point[sl]], coord])
+            self.rows[d][...] = rows
+            self.rows_t[d][...] = rows.T
             self.rhs.append(np.concatenate([np.ones(sl.stop - sl.start), np.zeros(self.n_coord)]))
             self.row_points.append(t.point[sl])
             self.row_sides.append(t.side[sl])
         self.triple_weight = [data.weight[pts] for pts in self.row_points]
+
+    def _view(self):
+        """``rows[d]`` and ``rows_t[d]`` (its transpose, C-ordered): views of two buffers
+        holding every decision's in turn, the layout a walker's blocks share them in
+        (:func:`gto.engine._tabu_loop.adopt_blocks`), so that the walkers' blocks view
+        these instead of each making and concatenating copies."""
+        m, bounds = self.m, list(zip(self.row_start[:-1].tolist(), self.row_start[1:].tolist()))
+        self.rows = [self._flat[m * a:m * b].reshape(b - a, m) for a, b in bounds]
+        self.rows_t = [self._flat_t[m * a:m * b].reshape(m, b - a) for a, b in bounds]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["rows"], state["rows_t"]
+        return state
+
+    def __setstate__(self, state):
+        """After a copy or unpickling the rows are views of the buffers again."""
+        self.__dict__.update(state)
+        self._view()
 
 
 def search_bytes(tree, y, m, coordinate_rows=False):

@@ -304,7 +304,7 @@ def walker_from_theta(problem, Theta, objective, rng=None):
     Theta[:, -1] += shift
     Theta *= scale[:, None]
     blocks = crossover_blocks(problem.blocks.rows, problem.blocks.triple_weight, Theta, rng, problem.blocks.rhs,
-                              problem.blocks.n_point, problem.blocks.n_coord)
+                              problem.blocks.n_point, problem.blocks.n_coord, problem.blocks.rows_t)
     return TreeWalker(problem, blocks, objective)
 
 
