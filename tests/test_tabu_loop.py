@@ -160,6 +160,48 @@ def test_walkers_view_the_problems_rows_without_copies():
     np.testing.assert_array_equal(V.theta(), W.theta())
 
 
+def test_crossover_blocks_are_built_in_the_loops_buffers():
+    """walker_from_theta builds the blocks in the compiled loop's buffers (nothing to
+    copy into them), with the arrays, bit for bit, of blocks built on their own; a
+    block with pseudo-rows (its shape changed) is built on its own and adopted."""
+    from gto.engine._block import OUT
+    from gto.engine._crossover import crossover_blocks
+    from gto.engine._tabu_loop import tree_arrays
+    from gto.engine._walker import walker_from_theta
+    for seed in range(3):
+        P, W, X, y = make_walker(seed, "product", p=1, classes=(0, 1))
+        Theta = np.random.default_rng(seed).normal(size=(P.layout.D, P.data.m))
+        W = walker_from_theta(P, Theta.copy(), P.objective("product"), seed)
+        buffers = W._adopted[0]
+        A = tree_arrays(W, 10)
+        assert A.G is buffers["G"] and A.Binv is buffers["Binv"] and A.r is buffers["r"]
+        alone = crossover_blocks([r.copy() for r in P.blocks.rows], P.blocks.triple_weight,
+                                 _scaled(P, Theta), seed, P.blocks.rhs, P.blocks.n_point)
+        m, off = P.data.m, A.off
+        for d, (b, c) in enumerate(zip(W.blocks, alone)):  # the loop's layout (see TreeArrays)
+            np.testing.assert_array_equal(A.G[m * off[d]:m * off[d + 1]].reshape(b.G.shape), b.G)
+            np.testing.assert_array_equal(A.rows_t[m * off[d]:m * off[d + 1]].reshape(b._rows_t.shape),
+                                          b._rows_t)
+            np.testing.assert_array_equal(A.r[off[d]:off[d + 1]], b.r)
+            for name in OUT + ("_rows_t", "rows"):
+                np.testing.assert_array_equal(getattr(b, name), getattr(c, name), err_msg=name)
+                assert np.shares_memory(getattr(b, name), getattr(A, "rows_t" if name == "_rows_t" else name))
+    P, W, X, y = make_walker(1, "product", p=1, classes=(0, 1, 2), n=6, N=8)  # few points, 7 columns
+    assert any(len(b.rows) > b.n_real for b in W.blocks) and not hasattr(W, "_adopted")
+    A = tree_arrays(W, 10)
+    for b in W.blocks:
+        assert np.shares_memory(b.G, A.G) and np.shares_memory(b.rows, A.rows)
+
+
+def _scaled(P, Theta):
+    """The margin-scaled parameters walker_from_theta crosses over from."""
+    from gto.engine._crossover import margin_scaled
+    Theta = Theta.copy()
+    shift, scale = margin_scaled(P.data.X1 @ Theta.T)
+    Theta[:, -1] += shift
+    return Theta * scale[:, None]
+
+
 def test_the_loop_state_holds_the_walkers_own_arrays():
     """The compiled loop reads and changes the walker through its structrefs: every
     field must be the very array (memory, shape, strides, dtype) the Python side

@@ -58,6 +58,20 @@ def well_conditioned(M, Minv=None):
     return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND, Minv, False))
 
 
+#: the arrays a :class:`Block` may hold in a caller's arrays (``Block(out=...)``)
+OUT = ("rhs", "tight", "in_block", "position", "ybasic", "Binv", "G", "theta", "r", "rabs")
+
+
+def _held(out, name, values, shape, dtype):
+    """A new array of ``values`` (broadcast to ``shape``), or ``out[name]`` filled with them."""
+    if out is None:
+        array = np.empty(shape, dtype=dtype)
+    else:
+        array = out[name]
+    array[...] = values
+    return array
+
+
 class SingularBlockError(ValueError):
     """The chosen tight triples are not affinely independent."""
 
@@ -70,9 +84,12 @@ class Block:
     """Tight triples, inverse and slacks of one decision at a vertex."""
 
     def __init__(self, rows, tight, ybasic=None, n_real=None, rhs=None, coord=None, n_coord=0,
-                 rows_t=None):
+                 rows_t=None, out=None):
         """``rows_t``: ``rows`` transposed and C-ordered, if the caller has it (viewed, not
-        copied: the rows of a block never change)."""
+        copied: the rows of a block never change).  ``out``: by name (those of
+        :data:`OUT`), arrays of this block's shapes to hold its basis, inverse, tableau
+        and slacks instead of new ones (views into a walker's shared buffers,
+        :func:`gto.engine._tabu_loop.block_buffers`)."""
         self.rows = rows = np.ascontiguousarray(rows, dtype=float)
         self.coord = len(rows) if coord is None else int(coord)  # first coordinate row
         self.n_coord = int(n_coord)
@@ -81,21 +98,26 @@ class Block:
         self.points = np.zeros((0, rows.shape[1]))  # see track
         self.H = np.zeros((rows.shape[1], 0))
         self.n_real = len(rows) if n_real is None else int(n_real)
+        T = len(rows)
         # tight means rows @ theta = rhs (1: the margin; 0: a coordinate row)
-        self.rhs = np.ones(len(rows)) if rhs is None else np.asarray(rhs, dtype=float).copy()
+        self.rhs = _held(out, "rhs", 1.0 if rhs is None else np.asarray(rhs, dtype=float), (T,), float)
         self.rhs0 = self.rhs.copy()  # without perturbation
         self.m = rows.shape[1]
-        self.tight = np.asarray(tight, dtype=np.int64).copy()
-        if self.tight.shape != (self.m,) or len(set(self.tight.tolist())) != self.m:
+        tight = np.asarray(tight, dtype=np.int64)
+        if tight.shape != (self.m,) or len(set(tight.tolist())) != self.m:
             raise SingularBlockError(f"a block needs {self.m} distinct tight triples")
-        self.in_block = np.zeros(len(rows), dtype=bool)
+        self.tight = _held(out, "tight", tight, (self.m,), np.int64)
+        self.in_block = _held(out, "in_block", False, (T,), bool)
         self.in_block[self.tight] = True
-        self.position = np.full(len(rows), -1, dtype=np.int64)  # place in the block
+        self.position = _held(out, "position", -1, (T,), np.int64)  # place in the block
         self.position[self.tight] = np.arange(self.m)
+        if out is not None:  # refactorise fills arrays of the right shapes in place
+            for name in ("Binv", "G", "theta", "r", "rabs"):
+                setattr(self, name, out[name])
         self.refactorise()
         if ybasic is None:
             ybasic = self.r >= 0
-        self.ybasic = np.asarray(ybasic, dtype=bool).copy()
+        self.ybasic = _held(out, "ybasic", np.asarray(ybasic, dtype=bool), (T,), bool)
         self.updates = 0
 
     # -- factorisation ---------------------------------------------------------

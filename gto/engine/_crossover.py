@@ -42,7 +42,7 @@ def margin_scaled(Z):
     return shift, scale
 
 
-def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=None):
+def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=None, out=None):
     """A vertex block reached from ``theta`` without any slack changing sign.
 
     ``rows`` are the decision's triples ``s [x, -1]``, ``cost`` the weights used
@@ -66,6 +66,8 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=
 
     ``rows_t``: ``rows`` transposed and C-ordered, if the caller has it (the
     problem's, :class:`gto.engine._problem.TripleRows`): the block then views it.
+    ``out``: arrays for the block to hold its state in (``Block(out=...)``), used
+    unless pseudo-rows change its shape.
 
     Raises :class:`gto.utils._interrupt.OutOfTime` when the time limit or a
     stop request of an enclosing :func:`gto.utils._interrupt.limits` passes
@@ -74,13 +76,13 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=
     rng = np.random.default_rng(rng)
     state = rng.bit_generator.state
     try:
-        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, DEP_RTOL, rows_t)
+        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, DEP_RTOL, rows_t, out)
     except SingularBlockError:
         rng.bit_generator.state = state
-        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, 0.0, rows_t)
+        return _purify(rows, theta, cost, rng, rhs, coord, n_coord, 0.0, rows_t, out)
 
 
-def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol, rows_t=None):
+def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol, rows_t=None, block_out=None):
     m = rows.shape[1]
     n_real = len(rows)
     given = rows = np.ascontiguousarray(rows, dtype=float)
@@ -126,7 +128,8 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol, rows_t=None):
         cost = np.append(cost, 0.0)
         tight[k] = len(rows) - 1
         k += 1
-    return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord, rows_t=rows_t)
+    return Block(rows, tight, n_real=n_real, rhs=rhs, coord=coord, n_coord=n_coord, rows_t=rows_t,
+                 out=block_out if rows is given else None)
 
 
 def _pin_lineality(rows, theta, rhs, cost, tight):
@@ -173,7 +176,7 @@ def _purify_free(rows, theta, cost, rng, rhs, coord, n_coord):
 
 
 def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_point=None,
-                     n_coord=0, rows_t=None):
+                     n_coord=0, rows_t=None, out=None):
     """Blocks of a vertex no worse than ``Theta`` (D, n + 1) in misclassified count.
 
     ``Theta`` must already be margin-scaled (every |z| >= 1, see
@@ -181,14 +184,15 @@ def crossover_blocks(decision_rows, triple_costs, Theta, rng=None, rhs=None, n_p
     slack along its path.  With coordinate rows (``rhs``, ``n_point`` triples
     per decision then ``n_coord`` coordinate rows, as in
     :class:`gto.engine._problem.TreeProblem`) zero weights stay zero.
-    ``rows_t``: per decision its rows transposed (see :func:`purify`).
+    ``rows_t``, ``out``: per decision, see :func:`purify`.
     """
     rng = np.random.default_rng(rng)
     D = len(decision_rows)
     rhs = [None] * D if rhs is None else rhs
     n_point = [len(r) for r in decision_rows] if n_point is None else n_point
     rows_t = [None] * D if rows_t is None else rows_t
+    out = [None] * D if out is None else out
     return [
-        purify(rows, theta, cost, rng, rhs[d], n_point[d], n_coord, rows_t[d])
+        purify(rows, theta, cost, rng, rhs[d], n_point[d], n_coord, rows_t[d], out[d])
         for d, (rows, cost, theta) in enumerate(zip(decision_rows, triple_costs, Theta))
     ]

@@ -584,6 +584,39 @@ def adopt_blocks(blocks, previous=None, shared=None):
     return buffers, off
 
 
+def block_buffers(problem):
+    """Buffers for the blocks of a walker on ``problem``, laid out as :func:`adopt_blocks`
+    lays them out (the rows and their transposes: the problem's), and per decision the
+    views of them its block holds its state in (``Block(out=...)``, names
+    :data:`gto.engine._block.OUT`): blocks built in them need no adoption, nothing is
+    copied.  Returns ``((buffers, off), views)``."""
+    B, m = problem.blocks, problem.data.m
+    off = np.asarray(B.row_start, dtype=np.int64)
+    D, R = len(off) - 1, int(off[-1])
+    buffers = {"Binv": np.empty((D, m, m)), "theta": np.empty((D, m)),
+               "tight": np.empty((D, m), dtype=np.int64), "G": np.empty(m * R), "_rows_t": B._flat_t,
+               "rows": B._flat, "rhs": np.empty(R), "in_block": np.empty(R, dtype=bool),
+               "position": np.empty(R, dtype=np.int64), "ybasic": np.empty(R, dtype=bool),
+               "r": np.empty(R), "rabs": np.empty(R)}
+    views = []
+    for d, (a, b) in enumerate(zip(off[:-1].tolist(), off[1:].tolist())):
+        view = {name: buffers[name][d] for name in STACKED}
+        view["G"] = buffers["G"][m * a:m * b].reshape(m, b - a)
+        for name in ("rhs", "in_block", "position", "ybasic", "r", "rabs"):
+            view[name] = buffers[name][a:b]
+        views.append(view)
+    return (buffers, off), views
+
+
+def built_in(blocks, problem, views):
+    """True if each block holds its state in its ``views`` (:func:`block_buffers`) and
+    views the problem's rows: no pseudo-row changed its shape."""
+    B = problem.blocks
+    return all(b.rows is B.rows[d] and b._rows_t is B.rows_t[d]
+               and all(getattr(b, name) is array for name, array in views[d].items())
+               for d, b in enumerate(blocks))
+
+
 def tree_arrays(walker, max_iter):
     """The :data:`TreeArrays` of ``walker`` (views of its arrays and its blocks')."""
     P, blocks = walker.problem, walker.blocks

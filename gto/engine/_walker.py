@@ -45,7 +45,7 @@ from ._kernels import (
     vertex_update,
     within_budget,
 )
-from ._tabu_loop import CompiledLoop
+from ._tabu_loop import CompiledLoop, block_buffers, built_in
 
 EXACT_EVERY = 256  # pivots between exact recomputations of the cached leaf errors
 
@@ -303,9 +303,13 @@ def walker_from_theta(problem, Theta, objective, rng=None):
     shift, scale = margin_scaled(Z)
     Theta[:, -1] += shift
     Theta *= scale[:, None]
+    adopted, views = block_buffers(problem)  # the blocks are built in the compiled loop's buffers
     blocks = crossover_blocks(problem.blocks.rows, problem.blocks.triple_weight, Theta, rng, problem.blocks.rhs,
-                              problem.blocks.n_point, problem.blocks.n_coord, problem.blocks.rows_t)
-    return TreeWalker(problem, blocks, objective)
+                              problem.blocks.n_point, problem.blocks.n_coord, problem.blocks.rows_t, views)
+    walker = TreeWalker(problem, blocks, objective)
+    if built_in(blocks, problem, views):
+        walker._adopted = adopted  # see gto.engine._tabu_loop.tree_arrays
+    return walker
 
 
 def sparsified(Theta, max_features):
