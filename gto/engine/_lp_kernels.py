@@ -382,6 +382,24 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
             slope[q], slope[m + q] = -pos + zplus + uown, pos + zminus + own
 
 
+@njit(cache=True, inline="always")
+def _sift_down(ratio, idx, i, n):
+    """Restore the heap of ``(ratio, idx)[:n]`` below position i: a parent comes before
+    its children in order of ratio, ties by row (``idx``), as a stable sort of the rows
+    by ratio orders them."""
+    while True:
+        first = i
+        for child in (2 * i + 1, 2 * i + 2):
+            if child < n and (ratio[child] < ratio[first]
+                              or (ratio[child] == ratio[first] and idx[child] < idx[first])):
+                first = child
+        if first == i:
+            return
+        ratio[i], ratio[first] = ratio[first], ratio[i]
+        idx[i], idx[first] = idx[first], idx[i]
+        i = first
+
+
 @njit(cache=True)
 def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale, charge,
                 zero_tol, descent):
@@ -390,8 +408,12 @@ def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale
     :func:`gto.engine._hinge_lp._leaving`).
 
     Descent: the crossing (in order of step, ties to the lower row) where the
-    slope, climbing by ``charge |g|`` at each, turns ``>= -tol``.  Otherwise
-    the first zero slack whose basic y or u would turn negative.
+    slope, climbing by ``charge |g|`` at each, turns ``>= -tol``.  The climb
+    usually stops after a few of hundreds of crossings, so they are taken from a
+    heap (:func:`_sift_down`) in that order rather than all sorted: the same row,
+    the same sum in the same order.  (A ratio ``r / sg`` of two nonzero finite
+    numbers of one sign is never NaN, so the order is total.)  Otherwise the
+    first zero slack whose basic y or u would turn negative.
     """
     T = g.shape[0]
     if descent:
@@ -405,13 +427,17 @@ def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale
                 idx[n] = t
                 ratio[n] = r[t] / sg
                 n += 1
-        order = np.argsort(ratio[:n], kind="mergesort")
+        for i in range(n // 2 - 1, -1, -1):
+            _sift_down(ratio, idx, i, n)
         climb = slope
-        for o in order:
-            t = idx[o]
+        while n > 0:  # the crossings in order of (step, row), the first ones only
+            t = idx[0]
             climb += charge[t] * abs(g[t])
             if climb >= -tol:
                 return t
+            n -= 1
+            ratio[0], idx[0] = ratio[n], idx[n]
+            _sift_down(ratio, idx, 0, n)
         return -1
     for t in range(T):
         sg = sigma * g[t]
