@@ -326,6 +326,55 @@ def hinge_value(cost, ucost, r):
     return value
 
 
+@njit(cache=True, inline="always")
+def _zero_terms(gt, ct, ut, zplus, zminus):
+    """A zero slack's terms of :func:`edge_slopes`: charged along sigma = -1 (by its
+    cost) and +1 (by its u cost) when its rate is positive, the other way otherwise."""
+    if gt > 0:
+        return zplus + ut * gt, zminus + ct * gt
+    return zplus - ct * gt, zminus - ut * gt
+
+
+@njit(cache=True, inline="always")
+def _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus):
+    """The sums of :func:`edge_slopes` for columns q0 .. q0 + 3 (those below m), each
+    over the rows in order (``kind``, ``cb``, ``cp``: the rows' classes and coefficients).
+
+    Four columns at once in scalars: each sum is a chain of dependent additions, so
+    one column at a time waited on the adder's latency at every row; four columns
+    keep it busy.  The terms and their order are those of one column at a time."""
+    m, T = G.shape
+    last = m - 1
+    ga, gb, gc, gd = G[q0], G[min(q0 + 1, last)], G[min(q0 + 2, last)], G[min(q0 + 3, last)]
+    b0 = b1 = b2 = b3 = p0 = p1 = p2 = p3 = 0.0
+    zp0 = zp1 = zp2 = zp3 = zm0 = zm1 = zm2 = zm3 = 0.0
+    for t in range(T):
+        k = kind[t]
+        if k == 0:
+            continue
+        c = cb[t]
+        a0, a1, a2, a3 = ga[t], gb[t], gc[t], gd[t]
+        b0 += c * a0
+        b1 += c * a1
+        b2 += c * a2
+        b3 += c * a3
+        if k == 1:
+            c = cp[t]
+            p0 += c * a0
+            p1 += c * a1
+            p2 += c * a2
+            p3 += c * a3
+        else:
+            ct, ut = cost[t], ucost[t]
+            zp0, zm0 = _zero_terms(a0, ct, ut, zp0, zm0)
+            zp1, zm1 = _zero_terms(a1, ct, ut, zp1, zm1)
+            zp2, zm2 = _zero_terms(a2, ct, ut, zp2, zm2)
+            zp3, zm3 = _zero_terms(a3, ct, ut, zp3, zm3)
+    sums = ((b0, p0, zp0, zm0), (b1, p1, zp1, zm1), (b2, p2, zp2, zm2), (b3, p3, zp3, zm3))
+    for i in range(min(4, m - q0)):
+        basic[q0 + i], pos[q0 + i], zplus[q0 + i], zminus[q0 + i] = sums[i]
+
+
 @njit(cache=True)
 def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Binv, rownorm,
                 rounding_rtol, reduced, slope, noise):
@@ -335,41 +384,34 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
 
     A slack beyond ``zero_tol`` fixes which of its y or u is basic (``ybasic``
     is updated in place).  Edges freeing a pseudo-row (``tight >= n_real``)
-    get inf.
+    get inf.  Each row is classified once (in the block, a nonzero or a zero
+    slack) and the column sums are taken four columns at a time
+    (:func:`_column_sums`), each sum with the terms and order of one column at a
+    time (the same bits).
     """
     m, T = G.shape
     charged = 0.0
+    kind = np.empty(T, dtype=np.int8)  # each row classified once: 0 in the block, 1 a slack
+    cb, cp = np.empty(T), np.empty(T)  # beyond zero_tol, 2 a zero slack; its coefficients
     for t in range(T):
-        if r[t] > zero_tol:
+        rt = r[t]
+        if rt > zero_tol:
             ybasic[t] = True
-        elif r[t] < -zero_tol:
+        elif rt < -zero_tol:
             ybasic[t] = False
-        if not in_block[t]:
-            charged += (cost[t] + ucost[t]) * rownorm[t]
+        if in_block[t]:
+            kind[t] = 0
+            continue
+        ct, ut = cost[t], ucost[t]
+        charged += (ct + ut) * rownorm[t]
+        cb[t] = ct if ybasic[t] else -ut  # x - u g is x + (-u) g, the same bits
+        nonzero = rt > zero_tol or rt < -zero_tol
+        kind[t] = 1 if nonzero else 2
+        cp[t] = (ct if rt > zero_tol else -ut) if nonzero else 0.0
+    basic, pos, zplus, zminus = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+    for q0 in range(0, m, 4):
+        _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus)
     for q in range(m):
-        g = G[q]
-        basic = 0.0  # LP: every basic y charges cost * rate, every basic u -ucost * rate
-        pos = 0.0  # the same over the nonzero slacks only
-        zplus = 0.0  # zero slacks that become charged along sigma = +1 ...
-        zminus = 0.0  # ... and along sigma = -1
-        for t in range(T):
-            if in_block[t]:
-                continue
-            gt = g[t]
-            if ybasic[t]:
-                basic += cost[t] * gt
-            else:
-                basic -= ucost[t] * gt
-            if r[t] > zero_tol:
-                pos += cost[t] * gt
-            elif r[t] < -zero_tol:
-                pos -= ucost[t] * gt
-            elif gt > 0:
-                zminus += cost[t] * gt
-                zplus += ucost[t] * gt
-            else:
-                zplus -= cost[t] * gt
-                zminus -= ucost[t] * gt
         own, uown = cost[tight[q]], ucost[tight[q]]
         column = 0.0  # |M^-1 e_q|_1
         for i in range(m):
@@ -378,8 +420,8 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
         if tight[q] >= n_real:  # a pseudo-row never leaves the block
             reduced[q] = reduced[m + q] = slope[q] = slope[m + q] = np.inf
         else:
-            reduced[q], reduced[m + q] = -basic + uown, basic + own
-            slope[q], slope[m + q] = -pos + zplus + uown, pos + zminus + own
+            reduced[q], reduced[m + q] = -basic[q] + uown, basic[q] + own
+            slope[q], slope[m + q] = -pos[q] + zplus[q] + uown, pos[q] + zminus[q] + own
 
 
 @njit(cache=True, inline="always")
