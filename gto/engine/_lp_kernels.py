@@ -462,13 +462,12 @@ def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale
         idx = np.empty(T, dtype=np.int64)
         ratio = np.empty(T)
         n = 0
-        for t in range(T):
-            sg = sigma * g[t]
-            if (not in_block[t] and abs(sg) > max(floor, scale * rownorm[t]) and r[t] * sg > 0
-                    and abs(r[t]) > zero_tol):
-                idx[n] = t
-                ratio[n] = r[t] / sg
-                n += 1
+        for t in range(T):  # without branches: about half the rows cross, unpredictably
+            sg, rt = sigma * g[t], r[t]
+            idx[n] = t
+            ratio[n] = rt / (sg if sg != 0.0 else 1.0)  # kept only if the row crosses (sg != 0)
+            n += ((not in_block[t]) & (abs(sg) > max(floor, scale * rownorm[t])) & (rt * sg > 0)
+                  & (abs(rt) > zero_tol))
         for i in range(n // 2 - 1, -1, -1):
             _sift_down(ratio, idx, i, n)
         climb = slope
