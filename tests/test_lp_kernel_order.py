@@ -58,14 +58,17 @@ def _edge_slopes_plain(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_
     return reduced, slope, noise, ybasic
 
 
-def _case(rng, m, T):
+def _case(rng, m, T, zeros):
     """Rates of mixed magnitudes (sums that round), slacks with many exact and
-    near zeros, some rows in the block, some costs zero, a pseudo-row in the block."""
+    near zeros (or, if not ``zeros``, none outside the block), some rows in the
+    block, some costs zero, a pseudo-row in the block."""
     G = rng.normal(size=(m, T)) * 10.0 ** rng.integers(-8, 8, size=(m, T))
     G[rng.random((m, T)) < 0.1] = 0.0
     G[rng.random((m, T)) < 0.05] *= -0.0
     r = rng.normal(size=T) * 10.0 ** rng.integers(-12, 2, size=T)
     r[rng.random(T) < 0.2] = 0.0
+    if not zeros:
+        r = np.where(np.abs(r) > ZERO, r, rng.choice([-1.0, 1.0], T) * rng.uniform(2, 3, T) * ZERO)
     tight = rng.choice(T, m, replace=False)
     in_block = np.zeros(T, dtype=bool)
     in_block[tight] = True
@@ -75,12 +78,14 @@ def _case(rng, m, T):
     return G, r, rng.random(T) < 0.5, in_block, tight, n_real, cost, ucost
 
 
+@pytest.mark.parametrize("zeros", [True, False])
 @pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 11, 14])
-def test_edge_slopes_have_the_bits_of_one_column_at_a_time(m):
+def test_edge_slopes_have_the_bits_of_one_column_at_a_time(m, zeros):
     rng = np.random.default_rng(m)
     for _ in range(5):
         T = int(rng.integers(m, 300))
-        G, r, ybasic, in_block, tight, n_real, cost, ucost = _case(rng, m, T)
+        G, r, ybasic, in_block, tight, n_real, cost, ucost = _case(rng, m, T, zeros)
+        assert zeros == bool(np.any(np.abs(r[~in_block]) <= ZERO))
         Binv, rownorm = rng.normal(size=(m, m)), rng.uniform(0.1, 3, T)
         want = _edge_slopes_plain(G, r, ybasic, in_block, tight, n_real, cost, ucost, ZERO, Binv,
                                   rownorm, 1e-12)

@@ -336,13 +336,15 @@ def _zero_terms(gt, ct, ut, zplus, zminus):
 
 
 @njit(cache=True, inline="always")
-def _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus):
+def _column_sums(G, kind, cb, cost, ucost, q0, basic, pos, zplus, zminus):
     """The sums of :func:`edge_slopes` for columns q0 .. q0 + 3 (those below m), each
-    over the rows in order (``kind``, ``cb``, ``cp``: the rows' classes and coefficients).
+    over the rows in order (``kind``, ``cb``: the rows' classes and coefficients).
 
     Four columns at once in scalars: each sum is a chain of dependent additions, so
     one column at a time waited on the adder's latency at every row; four columns
-    keep it busy.  The terms and their order are those of one column at a time."""
+    keep it busy.  The terms and their order are those of one column at a time.
+    A nonzero slack's basic variable is that of its sign, so its term in ``pos``
+    is its term in ``basic``: one product for both."""
     m, T = G.shape
     last = m - 1
     ga, gb, gc, gd = G[q0], G[min(q0 + 1, last)], G[min(q0 + 2, last)], G[min(q0 + 3, last)]
@@ -354,16 +356,16 @@ def _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus):
             continue
         c = cb[t]
         a0, a1, a2, a3 = ga[t], gb[t], gc[t], gd[t]
-        b0 += c * a0
-        b1 += c * a1
-        b2 += c * a2
-        b3 += c * a3
+        x0, x1, x2, x3 = c * a0, c * a1, c * a2, c * a3
+        b0 += x0
+        b1 += x1
+        b2 += x2
+        b3 += x3
         if k == 1:
-            c = cp[t]
-            p0 += c * a0
-            p1 += c * a1
-            p2 += c * a2
-            p3 += c * a3
+            p0 += x0
+            p1 += x1
+            p2 += x2
+            p3 += x3
         else:
             ct, ut = cost[t], ucost[t]
             zp0, zm0 = _zero_terms(a0, ct, ut, zp0, zm0)
@@ -373,6 +375,27 @@ def _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus):
     sums = ((b0, p0, zp0, zm0), (b1, p1, zp1, zm1), (b2, p2, zp2, zm2), (b3, p3, zp3, zm3))
     for i in range(min(4, m - q0)):
         basic[q0 + i], pos[q0 + i], zplus[q0 + i], zminus[q0 + i] = sums[i]
+
+
+@njit(cache=True, inline="always")
+def _basic_sums(G, kind, cb, q0, basic):
+    """``basic`` of :func:`_column_sums` for columns q0 .. q0 + 3 (those below m),
+    when no row outside the block has a zero slack: then ``pos`` has the same terms."""
+    m, T = G.shape
+    last = m - 1
+    ga, gb, gc, gd = G[q0], G[min(q0 + 1, last)], G[min(q0 + 2, last)], G[min(q0 + 3, last)]
+    b0 = b1 = b2 = b3 = 0.0
+    for t in range(T):
+        if kind[t] == 0:
+            continue
+        c = cb[t]
+        b0 += c * ga[t]
+        b1 += c * gb[t]
+        b2 += c * gc[t]
+        b3 += c * gd[t]
+    sums = (b0, b1, b2, b3)
+    for i in range(min(4, m - q0)):
+        basic[q0 + i] = sums[i]
 
 
 @njit(cache=True)
@@ -387,12 +410,14 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
     get inf.  Each row is classified once (in the block, a nonzero or a zero
     slack) and the column sums are taken four columns at a time
     (:func:`_column_sums`), each sum with the terms and order of one column at a
-    time (the same bits).
+    time (the same bits); without zero slacks outside the block (most vertices of
+    the perturbed phase) ``pos`` has the terms of ``basic`` (:func:`_basic_sums`).
     """
     m, T = G.shape
     charged = 0.0
     kind = np.empty(T, dtype=np.int8)  # each row classified once: 0 in the block, 1 a slack
-    cb, cp = np.empty(T), np.empty(T)  # beyond zero_tol, 2 a zero slack; its coefficients
+    cb = np.empty(T)  # beyond zero_tol, 2 a zero slack; its coefficient in basic
+    zeros = 0
     for t in range(T):
         rt = r[t]
         if rt > zero_tol:
@@ -407,10 +432,15 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
         cb[t] = ct if ybasic[t] else -ut  # x - u g is x + (-u) g, the same bits
         nonzero = rt > zero_tol or rt < -zero_tol
         kind[t] = 1 if nonzero else 2
-        cp[t] = (ct if rt > zero_tol else -ut) if nonzero else 0.0
-    basic, pos, zplus, zminus = np.empty(m), np.empty(m), np.empty(m), np.empty(m)
+        zeros += not nonzero
+    basic, pos, zplus, zminus = np.empty(m), np.empty(m), np.zeros(m), np.zeros(m)
     for q0 in range(0, m, 4):
-        _column_sums(G, kind, cb, cp, cost, ucost, q0, basic, pos, zplus, zminus)
+        if zeros:
+            _column_sums(G, kind, cb, cost, ucost, q0, basic, pos, zplus, zminus)
+        else:
+            _basic_sums(G, kind, cb, q0, basic)
+    if not zeros:
+        _copy(pos, basic)
     for q in range(m):
         own, uown = cost[tight[q]], ucost[tight[q]]
         column = 0.0  # |M^-1 e_q|_1
