@@ -151,7 +151,7 @@ def _prepared(block, cost, ucost):
         raise ValueError("hinge LP costs must be finite and non-negative")
     tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
     # max |a_t| from the transposed rows: m long rows reduced elementwise instead of T
-    # rows of m (7 times faster at m = 11); a maximum is exact, so the same values
+    # short rows of m (numpy's slow case); a maximum is exact, so the same values
     rownorm = np.abs(block._rows_t).max(axis=0)
     return cost, ucost, tol, rownorm, cost + ucost
 
