@@ -163,6 +163,7 @@ def hinge_run(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, the
     m = tight.shape[0]
     tol = params[TOL]
     reduced, slope, noise = np.empty(2 * m), np.empty(2 * m), np.empty(2 * m)
+    value = np.nan  # the objective at the vertex, once known (r unchanged since)
     for _ in range(budget):
         if state[PIVOTS] >= max_pivots:
             return PIVOT_LIMIT, np.nan
@@ -170,11 +171,11 @@ def hinge_run(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, the
                     rownorm, params[ROUNDING], reduced, slope, noise)
         j = _entering(reduced, noise, flat, tight, tol, state[DEGENERATE] != 0)
         if j < 0:
-            return OPTIMAL, hinge_value(cost, ucost, r)
+            return OPTIMAL, hinge_value(cost, ucost, r) if np.isnan(value) else value
         q, sigma = (j, 1.0) if j < m else (j - m, -1.0)
         tj = tol + noise[j]
         descent = slope[j] < -tj
-        before = hinge_value(cost, ucost, r)
+        before = hinge_value(cost, ucost, r) if np.isnan(value) else value
         leave, small = _pivot_row(rows, Binv, G, r, ybasic, in_block, tight, q, sigma, slope[j],
                                   tj, charge, rownorm, descent, params)
         basis, basic = tight.copy(), ybasic.copy()
@@ -203,7 +204,9 @@ def hinge_run(rows, rows_t, rhs, coord, n_coord, n_real, points, Binv, G, H, the
                     return SINGULAR, np.nan
             flat[j] = state[REFACTORISED] != 0 or leave >= 0
             state[REFACTORISED] = 1
+            value = np.nan  # r undone or refactorised
         else:
+            value = after  # the next pass starts from this vertex
             flat[:] = False
             state[REFACTORISED] = 0
             state[DEGENERATE] = 0 if descent and after < before - tol else 1

@@ -150,7 +150,10 @@ def _prepared(block, cost, ucost):
     if np.any(cost < 0) or np.any(ucost < 0) or not np.all(np.isfinite(cost + ucost)):
         raise ValueError("hinge LP costs must be finite and non-negative")
     tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
-    return cost, ucost, tol, np.abs(block.rows).max(axis=1), cost + ucost
+    # max |a_t| from the transposed rows: m long rows reduced elementwise instead of T
+    # short rows of m (numpy's slow case); a maximum is exact, so the same values
+    rownorm = np.abs(block._rows_t).max(axis=0)
+    return cost, ucost, tol, rownorm, cost + ucost
 
 
 #: wall-clock seconds a compiled run of pivots aims at between two checks of the

@@ -379,6 +379,78 @@ def hinge_value(cost, ucost, r):
     return value
 
 
+@njit(cache=True, inline="always")
+def _zero_terms(gt, ct, ut, zplus, zminus):
+    """A zero slack's terms of :func:`edge_slopes`: charged along sigma = -1 (by its
+    cost) and +1 (by its u cost) when its rate is positive, the other way otherwise."""
+    if gt > 0:
+        return zplus + ut * gt, zminus + ct * gt
+    return zplus - ct * gt, zminus - ut * gt
+
+
+@njit(cache=True, inline="always")
+def _column_sums(G, kind, cb, cost, ucost, q0, basic, pos, zplus, zminus):
+    """The sums of :func:`edge_slopes` for columns q0 .. q0 + 3 (those below m), each
+    over the rows in order (``kind``, ``cb``: the rows' classes and coefficients).
+
+    Four columns at once in scalars: each sum is a chain of dependent additions, so
+    one column at a time waited on the adder's latency at every row; four columns
+    keep it busy.  The terms and their order are those of one column at a time.
+    A nonzero slack's basic variable is that of its sign, so its term in ``pos``
+    is its term in ``basic``: one product for both."""
+    m, T = G.shape
+    last = m - 1
+    ga, gb, gc, gd = G[q0], G[min(q0 + 1, last)], G[min(q0 + 2, last)], G[min(q0 + 3, last)]
+    b0 = b1 = b2 = b3 = p0 = p1 = p2 = p3 = 0.0
+    zp0 = zp1 = zp2 = zp3 = zm0 = zm1 = zm2 = zm3 = 0.0
+    for t in range(T):
+        k = kind[t]
+        if k == 0:
+            continue
+        c = cb[t]
+        a0, a1, a2, a3 = ga[t], gb[t], gc[t], gd[t]
+        x0, x1, x2, x3 = c * a0, c * a1, c * a2, c * a3
+        b0 += x0
+        b1 += x1
+        b2 += x2
+        b3 += x3
+        if k == 1:
+            p0 += x0
+            p1 += x1
+            p2 += x2
+            p3 += x3
+        else:
+            ct, ut = cost[t], ucost[t]
+            zp0, zm0 = _zero_terms(a0, ct, ut, zp0, zm0)
+            zp1, zm1 = _zero_terms(a1, ct, ut, zp1, zm1)
+            zp2, zm2 = _zero_terms(a2, ct, ut, zp2, zm2)
+            zp3, zm3 = _zero_terms(a3, ct, ut, zp3, zm3)
+    sums = ((b0, p0, zp0, zm0), (b1, p1, zp1, zm1), (b2, p2, zp2, zm2), (b3, p3, zp3, zm3))
+    for i in range(min(4, m - q0)):
+        basic[q0 + i], pos[q0 + i], zplus[q0 + i], zminus[q0 + i] = sums[i]
+
+
+@njit(cache=True, inline="always")
+def _basic_sums(G, kind, cb, q0, basic):
+    """``basic`` of :func:`_column_sums` for columns q0 .. q0 + 3 (those below m),
+    when no row outside the block has a zero slack: then ``pos`` has the same terms."""
+    m, T = G.shape
+    last = m - 1
+    ga, gb, gc, gd = G[q0], G[min(q0 + 1, last)], G[min(q0 + 2, last)], G[min(q0 + 3, last)]
+    b0 = b1 = b2 = b3 = 0.0
+    for t in range(T):
+        if kind[t] == 0:
+            continue
+        c = cb[t]
+        b0 += c * ga[t]
+        b1 += c * gb[t]
+        b2 += c * gc[t]
+        b3 += c * gd[t]
+    sums = (b0, b1, b2, b3)
+    for i in range(min(4, m - q0)):
+        basic[q0 + i] = sums[i]
+
+
 @njit(cache=True)
 def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Binv, rownorm,
                 rounding_rtol, reduced, slope, noise):
@@ -388,41 +460,41 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
 
     A slack beyond ``zero_tol`` fixes which of its y or u is basic (``ybasic``
     is updated in place).  Edges freeing a pseudo-row (``tight >= n_real``)
-    get inf.
+    get inf.  Each row is classified once (in the block, a nonzero or a zero
+    slack) and the column sums are taken four columns at a time
+    (:func:`_column_sums`), each sum with the terms and order of one column at a
+    time (the same bits); without zero slacks outside the block (most vertices of
+    the perturbed phase) ``pos`` has the terms of ``basic`` (:func:`_basic_sums`).
     """
     m, T = G.shape
     charged = 0.0
+    kind = np.empty(T, dtype=np.int8)  # each row classified once: 0 in the block, 1 a slack
+    cb = np.empty(T)  # beyond zero_tol, 2 a zero slack; its coefficient in basic
+    zeros = 0
     for t in range(T):
-        if r[t] > zero_tol:
+        rt = r[t]
+        if rt > zero_tol:
             ybasic[t] = True
-        elif r[t] < -zero_tol:
+        elif rt < -zero_tol:
             ybasic[t] = False
-        if not in_block[t]:
-            charged += (cost[t] + ucost[t]) * rownorm[t]
+        if in_block[t]:
+            kind[t] = 0
+            continue
+        ct, ut = cost[t], ucost[t]
+        charged += (ct + ut) * rownorm[t]
+        cb[t] = ct if ybasic[t] else -ut  # x - u g is x + (-u) g, the same bits
+        nonzero = rt > zero_tol or rt < -zero_tol
+        kind[t] = 1 if nonzero else 2
+        zeros += not nonzero
+    basic, pos, zplus, zminus = np.empty(m), np.empty(m), np.zeros(m), np.zeros(m)
+    for q0 in range(0, m, 4):
+        if zeros:
+            _column_sums(G, kind, cb, cost, ucost, q0, basic, pos, zplus, zminus)
+        else:
+            _basic_sums(G, kind, cb, q0, basic)
+    if not zeros:
+        _copy(pos, basic)
     for q in range(m):
-        g = G[q]
-        basic = 0.0  # LP: every basic y charges cost * rate, every basic u -ucost * rate
-        pos = 0.0  # the same over the nonzero slacks only
-        zplus = 0.0  # zero slacks that become charged along sigma = +1 ...
-        zminus = 0.0  # ... and along sigma = -1
-        for t in range(T):
-            if in_block[t]:
-                continue
-            gt = g[t]
-            if ybasic[t]:
-                basic += cost[t] * gt
-            else:
-                basic -= ucost[t] * gt
-            if r[t] > zero_tol:
-                pos += cost[t] * gt
-            elif r[t] < -zero_tol:
-                pos -= ucost[t] * gt
-            elif gt > 0:
-                zminus += cost[t] * gt
-                zplus += ucost[t] * gt
-            else:
-                zplus -= cost[t] * gt
-                zminus -= ucost[t] * gt
         own, uown = cost[tight[q]], ucost[tight[q]]
         column = 0.0  # |M^-1 e_q|_1
         for i in range(m):
@@ -431,8 +503,26 @@ def edge_slopes(G, r, ybasic, in_block, tight, n_real, cost, ucost, zero_tol, Bi
         if tight[q] >= n_real:  # a pseudo-row never leaves the block
             reduced[q] = reduced[m + q] = slope[q] = slope[m + q] = np.inf
         else:
-            reduced[q], reduced[m + q] = -basic + uown, basic + own
-            slope[q], slope[m + q] = -pos + zplus + uown, pos + zminus + own
+            reduced[q], reduced[m + q] = -basic[q] + uown, basic[q] + own
+            slope[q], slope[m + q] = -pos[q] + zplus[q] + uown, pos[q] + zminus[q] + own
+
+
+@njit(cache=True, inline="always")
+def _sift_down(ratio, idx, i, n):
+    """Restore the heap of ``(ratio, idx)[:n]`` below position i: a parent comes before
+    its children in order of ratio, ties by row (``idx``), as a stable sort of the rows
+    by ratio orders them."""
+    while True:
+        first = i
+        for child in (2 * i + 1, 2 * i + 2):
+            if child < n and (ratio[child] < ratio[first]
+                              or (ratio[child] == ratio[first] and idx[child] < idx[first])):
+                first = child
+        if first == i:
+            return
+        ratio[i], ratio[first] = ratio[first], ratio[i]
+        idx[i], idx[first] = idx[first], idx[i]
+        i = first
 
 
 @njit(cache=True)
@@ -443,28 +533,35 @@ def leaving_row(g, sigma, r, ybasic, in_block, slope, tol, floor, rownorm, scale
     :func:`gto.engine._hinge_lp._leaving`).
 
     Descent: the crossing (in order of step, ties to the lower row) where the
-    slope, climbing by ``charge |g|`` at each, turns ``>= -tol``.  Otherwise
-    the first zero slack whose basic y or u would turn negative.
+    slope, climbing by ``charge |g|`` at each, turns ``>= -tol``.  The climb
+    usually stops after a few of hundreds of crossings, so they are taken from a
+    heap (:func:`_sift_down`) in that order rather than all sorted: the same row,
+    the same sum in the same order.  (A ratio ``r / sg`` of two nonzero finite
+    numbers of one sign is never NaN, so the order is total.)  Otherwise the
+    first zero slack whose basic y or u would turn negative.
     """
     T = g.shape[0]
     if descent:
         idx = np.empty(T, dtype=np.int64)
         ratio = np.empty(T)
         n = 0
-        for t in range(T):
-            sg = sigma * g[t]
-            if (not in_block[t] and abs(sg) > max(floor, scale * rownorm[t]) and r[t] * sg > 0
-                    and abs(r[t]) > zero_tol):
-                idx[n] = t
-                ratio[n] = r[t] / sg
-                n += 1
-        order = np.argsort(ratio[:n], kind="mergesort")
+        for t in range(T):  # without branches: about half the rows cross, unpredictably
+            sg, rt = sigma * g[t], r[t]
+            idx[n] = t
+            ratio[n] = rt / (sg if sg != 0.0 else 1.0)  # kept only if the row crosses (sg != 0)
+            n += ((not in_block[t]) & (abs(sg) > max(floor, scale * rownorm[t])) & (rt * sg > 0)
+                  & (abs(rt) > zero_tol))
+        for i in range(n // 2 - 1, -1, -1):
+            _sift_down(ratio, idx, i, n)
         climb = slope
-        for o in order:
-            t = idx[o]
+        while n > 0:  # the crossings in order of (step, row), the first ones only
+            t = idx[0]
             climb += charge[t] * abs(g[t])
             if climb >= -tol:
                 return t
+            n -= 1
+            ratio[0], idx[0] = ratio[n], idx[n]
+            _sift_down(ratio, idx, 0, n)
         return -1
     for t in range(T):
         sg = sigma * g[t]
