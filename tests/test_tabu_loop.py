@@ -5,6 +5,7 @@ walker: the compiled moves must be the same moves, vertex by vertex, with the sa
 values, memories' effects, random tie-breaks and fewest-errors vertex.
 """
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -158,6 +159,23 @@ def test_walkers_view_the_problems_rows_without_copies():
     np.testing.assert_array_equal(B.rows, A.rows)
     np.testing.assert_array_equal(B.rows_t, A.rows_t)
     np.testing.assert_array_equal(V.theta(), W.theta())
+
+
+def test_walkers_on_an_unpickled_problem_copy_nothing_into_the_loop():
+    """A problem unpickled from out-of-band buffers (as joblib's workers receive it: its
+    arrays views of the message) still gives walkers whose blocks the compiled loop
+    takes as they are, not copies of them."""
+    from gto.engine._tabu_loop import tree_arrays
+    from gto.engine._walker import walker_from_theta
+    P, W, X, y = make_walker(1, "product", p=1, classes=(0, 1))
+    parts = []
+    Q = pickle.loads(pickle.dumps(P, protocol=5, buffer_callback=parts.append), buffers=parts)
+    V = walker_from_theta(Q, W.theta(), Q.objective("product"), 0)
+    buffers = V._adopted[0]
+    A = tree_arrays(V, 10)
+    assert A.rows is Q.blocks._flat and A.rows_t is Q.blocks._flat_t
+    assert A.G is buffers["G"] and A.Binv is buffers["Binv"] and A.r is buffers["r"]
+    np.testing.assert_array_equal(V.theta(), walker_from_theta(P, W.theta(), P.objective("product"), 0).theta())
 
 
 def test_crossover_blocks_are_built_in_the_loops_buffers():

@@ -158,8 +158,18 @@ class TripleRows:
         return state
 
     def __setstate__(self, state):
-        """After a copy or unpickling the rows are views of the buffers again."""
+        """After a copy or unpickling the rows are views of the buffers again, and the
+        buffers new float64 arrays (unpickled, as joblib's workers receive them, they
+        may be views of the message, and their dtype is another object than numpy's
+        float64, for which ``np.ascontiguousarray(rows, dtype=float)`` makes a new
+        view): a walker's blocks then hold the problem's very views, with the buffer
+        as ``base``, which is how :func:`gto.engine._walker.walker_from_theta` and
+        :func:`gto.engine._tabu_loop.adopt_blocks` know them built in place."""
         self.__dict__.update(state)
+        for name in ("_flat", "_flat_t"):
+            buffer = np.empty(len(state[name]))
+            buffer[:] = state[name]
+            setattr(self, name, buffer)
         self._view()
 
 

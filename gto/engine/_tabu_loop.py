@@ -549,34 +549,25 @@ STACKED = ("Binv", "theta", "tight")
 FLAT = ("G", "_rows_t", "rows", "rhs", "in_block", "position", "ybasic", "r", "rabs")
 
 
-def adopt_blocks(blocks, previous=None, shared=None):
+def adopt_blocks(blocks, previous=None):
     """Move the blocks' arrays into shared buffers (each block keeps views into
     them, which it changes in place); returns ``(buffers, off)``.  ``previous``:
-    such a pair, returned as it is if the blocks still view it.  ``shared``: by
-    name, ``(buffer, views)`` of arrays no move changes (the problem's rows and
-    their transposes, :class:`gto.engine._problem.TripleRows`), laid out as here:
-    where the blocks' arrays are these views, in order, the buffer is used as it is
-    (nothing copied)."""
+    such a pair, returned as it is if the blocks still view it (a walker's blocks
+    built in :func:`block_buffers`' buffers: nothing is copied)."""
     if previous is not None and all(getattr(b, name).base is previous[0][name]
                                     for b in blocks for name in STACKED + FLAT):
         return previous
     sizes = [b.rows.shape[0] for b in blocks]
     off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    buffers, copied = {}, []
+    buffers = {}
     for name in STACKED:
         buffers[name] = np.ascontiguousarray(np.stack([getattr(b, name) for b in blocks]))
     for name in FLAT:
-        parts = [getattr(b, name) for b in blocks]
-        buffer, views = (shared or {}).get(name, (None, ()))
-        if len(views) == len(parts) and all(a is v for a, v in zip(parts, views)):
-            buffers[name] = buffer  # the blocks view it already
-        else:
-            buffers[name] = np.concatenate([np.ravel(a) for a in parts])
-            copied.append(name)
+        buffers[name] = np.concatenate([np.ravel(getattr(b, name)) for b in blocks])
     for d, b in enumerate(blocks):
         for name in STACKED:
             setattr(b, name, buffers[name][d])
-        for name in copied:
+        for name in FLAT:
             part = buffers[name]
             shape = getattr(b, name).shape
             k = math.prod(shape) // sizes[d] if sizes[d] else 0  # per row (ints: no numpy call)
@@ -626,9 +617,7 @@ def tree_arrays(walker, max_iter):
     floats = np.array([walker.objective.eps, walker.objective.lex_scale, 0.0, 0.0, 0.0, 0.0,
                        _block.RESIDUAL_TOL, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
                        _block.MAX_COND])
-    B = P.blocks
-    walker._adopted = adopt_blocks(blocks, getattr(walker, "_adopted", None),
-                                   {"rows": (B._flat, B.rows), "_rows_t": (B._flat_t, B.rows_t)})
+    walker._adopted = adopt_blocks(blocks, getattr(walker, "_adopted", None))
     buffers, off = dict(walker._adopted[0]), walker._adopted[1]
     ints_of = {name: np.array([getattr(b, name) for b in blocks], dtype=np.int64)
                for name in ("coord", "n_coord", "n_real", "updates")}
