@@ -251,11 +251,11 @@ def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction,
         if up_row >= 0:
             best_violation, best_row = up_violation, up_row
             for j in range(m):
-                best_theta[j] = theta[j] + up * 1.0 * v[j]
+                best_theta[j] = theta[j] + up * v[j]
         if down_row >= 0 and (best_row < 0 or down_violation < best_violation):
             best_violation, best_row = down_violation, down_row
             for j in range(m):
-                best_theta[j] = theta[j] + down * -1.0 * v[j]
+                best_theta[j] = theta[j] - down * v[j]
         if best_row < 0:  # a lineality direction: Python pins it with a pseudo-row
             _copy(out[:, 0], v)
             return LINEALITY, k, 1
@@ -350,16 +350,18 @@ def _ratios(rate, r, dependent, is_tight, thr, zero_tol):
 @njit(cache=True, inline="always")
 def _violations(rate, r, cost, up, down):
     """``sum cost max(0, slack)`` at the ends of the moves ``up`` along +v and ``down``
-    along -v (the slacks ``r - step * sign * rate``, linear), in one pass; a step
-    of inf (no move that way) gives a value nobody reads."""
+    along -v (the slacks ``r - step * sign * rate``, linear: ``r - up rate`` and
+    ``r + down rate``, the same bits, as a product by -1 and a subtraction of a
+    negation are exact), in one pass; a step of inf (no move that way) gives a
+    value nobody reads."""
     T = rate.shape[0]
     up_violation = 0.0
     down_violation = 0.0
     for t in range(T):
-        slack = r[t] - up * 1.0 * rate[t]
+        slack = r[t] - up * rate[t]
         if slack > 0:
             up_violation += cost[t] * slack
-        slack = r[t] - down * -1.0 * rate[t]
+        slack = r[t] + down * rate[t]
         if slack > 0:
             down_violation += cost[t] * slack
     return up_violation, down_violation
