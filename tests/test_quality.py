@@ -131,3 +131,35 @@ def test_gto_max_iter_from_the_command_line_reaches_the_estimator(monkeypatch):
         assert n_decisions == 3 and len(predict(X[60:70])) == 10
         arm(X[:60], y[:60], 0, quality.QUICK_ITER)
     assert seen == [7, 7, 7, 7]
+
+
+def test_repeated_cv_runs_one_stratified_5_fold_cv_per_shuffle_seed():
+    once, twice = quality.splits(["liver", quality.SYNTHETIC]), quality.splits(
+        ["liver", quality.SYNTHETIC], shuffles=(0, 3))
+    liver = [s for s in twice if s.dataset == "liver"]
+    assert [s.split for s in liver] == list(range(10))
+    X, y = problems.load("liver")
+    folds = [*StratifiedKFold(5, shuffle=True, random_state=0).split(X, y),
+             *StratifiedKFold(5, shuffle=True, random_state=3).split(X, y)]
+    for s, (train, test) in zip(liver, folds):
+        assert np.array_equal(s.X_train, X[train]) and np.array_equal(s.y_test, y[test])
+        assert s.seed == s.split % 5  # GTO's random_state: the fold, as in one CV
+    generated = [s for s in twice if s.dataset == quality.SYNTHETIC]
+    assert [s.split for s in generated] == list(range(10))
+    draw = problems.synthetic(10, 500, 2000, random_state=7)
+    assert np.array_equal(generated[7].X_train, draw.X_train)
+    first = [s for s in twice if s.split < 5]  # the first seed's: the default protocol's
+    assert [(s.dataset, s.split) for s in first] == [(s.dataset, s.split) for s in once]
+    assert all(np.array_equal(a.X_test, b.X_test) for a, b in zip(first, once))
+
+
+def test_repeated_cv_report_names_its_seeds(tmp_path):
+    import pytest
+    text = quality.run(out=str(tmp_path), data=["liver"], quick=True, n_jobs=1,
+                       peer_names=["CART-d2"], gto_arms=[], quiet=True, shuffles=(0, 1))
+    assert "shuffle seed 0, 1" in text
+    with open(tmp_path / "quality-quick.csv", newline="") as fh:
+        assert [r["split"] for r in csv.DictReader(fh)] == ["0", "5"]
+    for bad in ((), (0, 0), (-1,), (0.5,)):
+        with pytest.raises(ValueError, match="shuffles"):
+            quality.run(out=str(tmp_path), data=["liver"], quick=True, shuffles=bad)
