@@ -328,9 +328,7 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
         f"{'1 draw' if quick else f'{5 * len(shuffles)} draws'}" if SYNTHETIC in data else "",
         f"subsampled (stratified, seed {_seeds_text(shuffles)}) to {BIG_SAMPLE} points before CV: "
         f"{', '.join(big)}" if big else "",
-        f"GTO: gto.GTOClassifier(depth={depth}, random_state=fold"
-        f"{_params_text(gto_params)}); " + ("GTO-alpha0: the same with alpha=0" if depth == 2
-                                            else "GTO-d2: the same at depth=2"),
+        _arms_text(arm_names, depth, gto_params),
         "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
         "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
         *extra,
@@ -379,6 +377,15 @@ def _no_nan(value):
     if isinstance(value, float) and np.isnan(value):
         return None
     return value
+
+
+def _arms_text(arm_names, depth, gto_params):
+    """What the GTO arms of ``arm_names`` fit (only those run)."""
+    said = {"GTO": f"GTO: gto.GTOClassifier(depth={depth}, random_state=fold"
+                   f"{_params_text(gto_params)})",
+            "GTO-alpha0": "GTO-alpha0: the same with alpha=0",
+            "GTO-d2": "GTO-d2: the same at depth=2"}
+    return "; ".join(text for arm, text in said.items() if arm in arm_names)
 
 
 def _seeds_text(shuffles):

@@ -37,6 +37,7 @@ def test_quick_run_writes_its_own_files(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("| data"))
     assert "GTO test %" in header and "CART-d2 dec / nz" in header
     assert "liver: GTO" in text  # the verdict line against the peers
+    assert "GTO: gto.GTOClassifier(depth=2, random_state=fold, cv=2); GTO-alpha0: the same" in text
     assert "paper sets: at or below the best peer on" in text and "of 1 run (4 in all)" in text
     assert "GTO s" in header and summary["liver"]["GTO"]["seconds"] > 0
     # a report combined from the CSV has the same table
@@ -158,6 +159,7 @@ def test_repeated_cv_report_names_its_seeds(tmp_path):
     text = quality.run(out=str(tmp_path), data=["liver"], quick=True, n_jobs=1,
                        peer_names=["CART-d2"], gto_arms=[], quiet=True, shuffles=(0, 1))
     assert "shuffle seed 0, 1" in text
+    assert "GTOClassifier" not in text and "GTO-alpha0" not in text  # no GTO arm was run
     with open(tmp_path / "quality-quick.csv", newline="") as fh:
         assert [r["split"] for r in csv.DictReader(fh)] == ["0", "5"]
     for bad in ((), (0, 0), (-1,), (0.5,)):
