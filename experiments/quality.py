@@ -152,20 +152,20 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
 
 def splits(names, quick=False, shuffles=(0,)):
     """Splits of the named data sets: 5-fold CV (the first fold only if ``quick``),
-    once per outer shuffle seed in ``shuffles`` (repeated CV: the big sets'
-    subsample is drawn with the same seed; the generated data take the next five
-    draws per seed).  Splits after the first shuffle are numbered on (5 to 9 for
-    the second, ...; the generated data by their draw), so that every row of a
-    data set and arm is its own split."""
+    once per outer shuffle seed s in ``shuffles`` (repeated CV: the big sets'
+    subsample is drawn with seed s too, the generated data are draws 5 s to
+    5 s + 4).  Seed s's folds are numbered 5 s to 5 s + 4 (the generated data by
+    their draw), so that every row of a data set and arm is its own split, in one
+    run or in runs combined (:func:`combine`)."""
     folds, repeats = (1, 1) if quick else (None, 5)
     out = []
-    for r, seed in enumerate(shuffles):
+    for seed in shuffles:
         for name in names:
-            if name == SYNTHETIC:  # numbered by their draw
-                out += synthetic_splits(10, 500, 2000, repeats, start=r * repeats)
+            if name == SYNTHETIC:
+                out += synthetic_splits(10, 500, 2000, repeats, start=5 * seed)
             else:
                 cap = BIG_SAMPLE if name in BIG else None
-                out += [s._replace(split=s.split + r * 5)
+                out += [s._replace(split=s.split + 5 * seed)
                         for s in cv_splits(name, folds=folds, seed=seed, max_samples=cap)]
     return out
 
@@ -355,19 +355,22 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
 
 def combine(paths, out="results", depth=2):
     """One report from the ``quality.csv`` files of several runs (e.g. one per data
-    set, or the GTO arms and the peers run apart); rows of a data set and arm in two
-    files: the later file wins."""
+    set, the GTO arms and the peers run apart, or one per ``--shuffles`` seed: repeated
+    CV); a row of the same data set, arm and split in two files: the later file wins."""
     rows = {}
     for path in paths:
         for r in read_csv(path):
             r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
-            rows.setdefault((r["dataset"], r["arm"]), {}).setdefault(path, []).append(r)
+            rows[r["dataset"], r["arm"], int(r["split"])] = r
     data = [d for d in DATA if any(key[0] == d for key in rows)]
-    merged = [r for d in data for key in rows if key[0] == d
-              for r in list(rows[key].values())[-1]]
+    arm_order = list(dict.fromkeys(key[1] for key in rows))  # as first seen
+    merged = [rows[key] for d in data
+              for key in sorted((k for k in rows if k[0] == d), key=lambda k: (arm_order.index(k[1]), k[2]))]
     arm_names = list(dict.fromkeys(r["arm"] for r in merged))
+    seeds = sorted({r["split"] // 5 for r in merged})  # :func:`splits`' numbering
     return report(merged, arm_names, out, data,
-                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth)
+                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth,
+                  shuffles=seeds)
 
 
 def _no_nan(value):
