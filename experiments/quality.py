@@ -460,7 +460,7 @@ def main(argv=None):
         if not sep:
             raise SystemExit(f"--gto expects KEY=VALUE, got {item!r}")
         params[key] = _value(value)
-    print(f"quality: {len(splits(args.data, args.quick))} splits", file=sys.stderr)
+    print(f"quality: {len(splits(args.data, args.quick, args.shuffles))} splits", file=sys.stderr)
     print(run(args.out, args.data, args.quick, args.jobs, args.peers, params, args.quiet,
               args.depth, args.gto_arms, args.shuffles))
 
