@@ -49,9 +49,10 @@ def cv_splits(name, n_splits=5, folds=None, seed=0, max_samples=None):
             yield Split(name, k, X[tr], y[tr], X[te], y[te], k)
 
 
-def synthetic_splits(n_features, n_train, n_test, repeats):
-    """The paper's generated data: one draw per repeat, seeded by the repeat number."""
-    for r in range(repeats):
+def synthetic_splits(n_features, n_train, n_test, repeats, start=0):
+    """The paper's generated data: one draw per repeat, seeded by the repeat number
+    (from ``start``)."""
+    for r in range(start, start + repeats):
         d = problems.synthetic(n_features, n_train, n_test, random_state=r)
         yield Split(f"synthetic-{n_features}d", r, d.X_train, d.y_train, d.X_test, d.y_test, r)
 

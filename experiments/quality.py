@@ -1,7 +1,7 @@
 """Held-out quality of depth-2 (or depth-3) trees: GTO's default estimator against its peers.
 
-The protocol: stratified 5-fold CV (shuffle seed 0), min-max
-scaling fitted on each training fold, on
+The protocol: stratified 5-fold CV (shuffle seed 0; ``--shuffles`` repeats it with
+other seeds), min-max scaling fitted on each training fold, on
 
 - the paper's four data sets (``problems.DATASETS``);
 - the numeric sets (``problems.NUMERIC``); the three big ones (magic,
@@ -150,16 +150,23 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
     return {name: scaled(fit) for name, fit in named.items()}, notes
 
 
-def splits(names, quick=False):
-    """Splits of the named data sets: 5-fold CV (the first fold only if ``quick``)."""
+def splits(names, quick=False, shuffles=(0,)):
+    """Splits of the named data sets: 5-fold CV (the first fold only if ``quick``),
+    once per outer shuffle seed s in ``shuffles`` (repeated CV: the big sets'
+    subsample is drawn with seed s too, the generated data are draws 5 s to
+    5 s + 4).  Seed s's folds are numbered 5 s to 5 s + 4 (the generated data by
+    their draw), so that every row of a data set and arm is its own split, in one
+    run or in runs combined (:func:`combine`)."""
     folds, repeats = (1, 1) if quick else (None, 5)
     out = []
-    for name in names:
-        if name == SYNTHETIC:
-            out += synthetic_splits(10, 500, 2000, repeats)
-        else:
-            cap = BIG_SAMPLE if name in BIG else None
-            out += cv_splits(name, folds=folds, max_samples=cap)
+    for seed in shuffles:
+        for name in names:
+            if name == SYNTHETIC:
+                out += synthetic_splits(10, 500, 2000, repeats, start=5 * seed)
+            else:
+                cap = BIG_SAMPLE if name in BIG else None
+                out += [s._replace(split=s.split + 5 * seed)
+                        for s in cv_splits(name, folds=folds, seed=seed, max_samples=cap)]
     return out
 
 
@@ -278,42 +285,50 @@ def _verdict_deeper(summ):
 
 
 def run(out="results", data=DATA, quick=False, n_jobs=-1, peer_names=None, gto_params=None,
-        quiet=False, depth=2, gto_arms=None):
-    """Run the protocol; write CSV, JSON and markdown; return the markdown text."""
+        quiet=False, depth=2, gto_arms=None, shuffles=(0,)):
+    """Run the protocol; write CSV, JSON and markdown; return the markdown text.
+    ``shuffles``: outer shuffle seeds (more than one: repeated CV, :func:`splits`)."""
     unknown = [d for d in data if d not in DATA]
     if unknown:
         raise ValueError(f"unknown data set(s) {unknown}; choose from {list(DATA)}")
     if depth not in PEERS_BY_DEPTH:
         raise ValueError(f"depth must be one of {sorted(PEERS_BY_DEPTH)}, got {depth!r}")
     peer_names = PEERS_BY_DEPTH[depth] if peer_names is None else peer_names
+    shuffles = _shuffle_seeds(shuffles)
     the_arms, notes = arms(peer_names, gto_params, depth, gto_arms)
     max_iter = QUICK_ITER if quick else None
-    todo = splits(data, quick)
+    todo = splits(data, quick, shuffles)
     t0 = time.perf_counter()
     rows = run_splits(todo, the_arms, max_iter, n_jobs=n_jobs, quiet=quiet, desc="quality")
     seconds = time.perf_counter() - t0
     last = f"{len(todo)} splits, {len(the_arms)} arms, {seconds:.0f} s wall time, jobs={n_jobs}"
     return report(rows, list(the_arms), out, data, quick, gto_params, [last, *notes],
-                  {"seconds": seconds}, depth)
+                  {"seconds": seconds, "shuffles": list(shuffles)}, depth, shuffles)
+
+
+def _shuffle_seeds(shuffles):
+    """``shuffles`` as a tuple of distinct non-negative ints (ValueError otherwise)."""
+    seeds = tuple(shuffles)
+    if not seeds or any(not isinstance(s, (int, np.integer)) or isinstance(s, bool) or s < 0
+                        for s in seeds) or len(set(seeds)) != len(seeds):
+        raise ValueError(f"shuffles must be distinct non-negative integers, got {shuffles!r}")
+    return seeds
 
 
 def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), meta=None,
-           depth=2):
+           depth=2, shuffles=(0,)):
     """Table, protocol and verdict of ``rows``; writes ``quality[-d3][-quick].csv/.json/.md``
     to ``out`` and returns the markdown text."""
     summ = summary(rows, arm_names)
     big = [d for d in data if d in BIG]
     protocol = [
-        ("quick: first fold / draw only, " + f"{QUICK_ITER} GTO iterations" if quick
-         else "stratified 5-fold CV, shuffle seed 0") + "; min-max scaling fitted on the "
-        "training fold; errors in %, mean ± std over folds",
-        f"generated: {SYNTHETIC} 500 train / 2000 test, {'1 draw' if quick else '5 draws'}"
-        if SYNTHETIC in data else "",
-        f"subsampled (stratified, seed 0) to {BIG_SAMPLE} points before CV: {', '.join(big)}"
-        if big else "",
-        f"GTO: gto.GTOClassifier(depth={depth}, random_state=fold"
-        f"{_params_text(gto_params)}); " + ("GTO-alpha0: the same with alpha=0" if depth == 2
-                                            else "GTO-d2: the same at depth=2"),
+        _cv_text(quick, shuffles) + "; min-max scaling fitted on the training fold; errors in %, "
+        "mean ± std over folds",
+        f"generated: {SYNTHETIC} 500 train / 2000 test, "
+        f"{'1 draw' if quick else f'{5 * len(shuffles)} draws'}" if SYNTHETIC in data else "",
+        f"subsampled (stratified, seed {_seeds_text(shuffles)}) to {BIG_SAMPLE} points before CV: "
+        f"{', '.join(big)}" if big else "",
+        _arms_text(arm_names, depth, gto_params),
         "dec / nz: decisions, mean nonzero weights per decision ('?': not exposed); "
         "s: mean seconds per fit (with the internal CV) of the GTO arms, under the run's load",
         *extra,
@@ -340,19 +355,22 @@ def report(rows, arm_names, out, data, quick=False, gto_params=None, extra=(), m
 
 def combine(paths, out="results", depth=2):
     """One report from the ``quality.csv`` files of several runs (e.g. one per data
-    set, or the GTO arms and the peers run apart); rows of a data set and arm in two
-    files: the later file wins."""
+    set, the GTO arms and the peers run apart, or one per ``--shuffles`` seed: repeated
+    CV); a row of the same data set, arm and split in two files: the later file wins."""
     rows = {}
     for path in paths:
         for r in read_csv(path):
             r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
-            rows.setdefault((r["dataset"], r["arm"]), {}).setdefault(path, []).append(r)
+            rows[r["dataset"], r["arm"], int(r["split"])] = r
     data = [d for d in DATA if any(key[0] == d for key in rows)]
-    merged = [r for d in data for key in rows if key[0] == d
-              for r in list(rows[key].values())[-1]]
+    arm_order = list(dict.fromkeys(key[1] for key in rows))  # as first seen
+    merged = [rows[key] for d in data
+              for key in sorted((k for k in rows if k[0] == d), key=lambda k: (arm_order.index(k[1]), k[2]))]
     arm_names = list(dict.fromkeys(r["arm"] for r in merged))
+    seeds = sorted({r["split"] // 5 for r in merged})  # :func:`splits`' numbering
     return report(merged, arm_names, out, data,
-                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth)
+                  extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth,
+                  shuffles=seeds)
 
 
 def _no_nan(value):
@@ -362,6 +380,30 @@ def _no_nan(value):
     if isinstance(value, float) and np.isnan(value):
         return None
     return value
+
+
+def _arms_text(arm_names, depth, gto_params):
+    """What the GTO arms of ``arm_names`` fit (only those run)."""
+    said = {"GTO": f"GTO: gto.GTOClassifier(depth={depth}, random_state=fold"
+                   f"{_params_text(gto_params)})",
+            "GTO-alpha0": "GTO-alpha0: the same with alpha=0",
+            "GTO-d2": "GTO-d2: the same at depth=2"}
+    return "; ".join(text for arm, text in said.items() if arm in arm_names)
+
+
+def _seeds_text(shuffles):
+    return ", ".join(str(s) for s in shuffles)
+
+
+def _cv_text(quick, shuffles):
+    """The protocol's outer CV, as the report states it."""
+    if quick:
+        seeds = "" if tuple(shuffles) == (0,) else f", shuffle seed {_seeds_text(shuffles)}"
+        return f"quick: first fold / draw only, {QUICK_ITER} GTO iterations{seeds}"
+    if len(shuffles) == 1:
+        return f"stratified 5-fold CV, shuffle seed {shuffles[0]}"
+    return (f"stratified 5-fold CV repeated with shuffle seeds {_seeds_text(shuffles)} "
+            "(means over all folds)")
 
 
 def _params_text(params):
@@ -398,6 +440,9 @@ def parser():
                         "none: --gto-arms)")
     p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
                    help="override GTOClassifier parameters of both GTO arms, e.g. cv=3")
+    p.add_argument("--shuffles", nargs="+", type=int, default=[0], metavar="SEED",
+                   help="outer CV shuffle seeds; more than one repeats the 5-fold CV once per "
+                        "seed (repeated CV) and averages over all folds")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.add_argument("--combine", nargs="+", metavar="CSV",
                    help="no run: one report from these quality.csv files (written to --out)")
@@ -415,9 +460,9 @@ def main(argv=None):
         if not sep:
             raise SystemExit(f"--gto expects KEY=VALUE, got {item!r}")
         params[key] = _value(value)
-    print(f"quality: {len(splits(args.data, args.quick))} splits", file=sys.stderr)
+    print(f"quality: {len(splits(args.data, args.quick, args.shuffles))} splits", file=sys.stderr)
     print(run(args.out, args.data, args.quick, args.jobs, args.peers, params, args.quiet,
-              args.depth, args.gto_arms))
+              args.depth, args.gto_arms, args.shuffles))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ or only for close calls, :func:`close_call`), and "agree" on each split alone.
     python -m experiments.selection_replay --data heart liver --out /tmp/replay
     python -m experiments.selection_replay --replay --out /tmp/replay
     python -m experiments.selection_replay --repeats 5 --out /tmp/replay
+    python -m experiments.selection_replay --shuffles 0 1 2 --out /tmp/replay3
 """
 from __future__ import annotations
 
@@ -143,12 +144,13 @@ def load(path):
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def collect(data, path, repeat=0):
+def collect(data, path, repeat=0, shuffles=(0,)):
     """Record every split of ``data`` not yet in ``path`` (appending as they finish);
-    ``repeat``: the inner split (:func:`record`)."""
+    ``repeat``: the inner split (:func:`record`); ``shuffles``: the outer CV's shuffle
+    seeds (:func:`experiments.quality.splits`)."""
     done = {(r["dataset"], r["split"]) for r in load(path)}
     with open(path, "a") as fh:
-        for split in quality.splits(data):
+        for split in quality.splits(data, shuffles=shuffles):
             if (split.dataset, split.split) in done:
                 continue
             t0 = time.process_time()
@@ -572,6 +574,9 @@ def main(argv=None):
     p.add_argument("--repeats", type=int, default=1,
                    help="inner splits: with R > 1 also record the candidates on inner splits "
                         "1 .. R-1 (replay-repeat{r}.jsonl) and replay the rules over them")
+    p.add_argument("--shuffles", nargs="+", type=int, default=[0], metavar="SEED",
+                   help="outer CV shuffle seeds (experiments.quality --shuffles): recorded "
+                        "and replayed together")
     args = p.parse_args(argv)
     if args.repeats < 1:
         p.error(f"--repeats must be at least 1 (the estimator's own inner split), got {args.repeats}")
@@ -579,10 +584,11 @@ def main(argv=None):
     path = os.path.join(args.out, "replay.jsonl")
     more = [os.path.join(args.out, f"replay-repeat{r}.jsonl") for r in range(1, args.repeats)]
     if not args.replay:
-        collect(args.data, path)
+        collect(args.data, path, shuffles=args.shuffles)
         for r, other in enumerate(more, 1):
-            collect(args.data, other, repeat=r)
-    records = [r for r in load(path) if r["dataset"] in args.data]
+            collect(args.data, other, repeat=r, shuffles=args.shuffles)
+    records = [r for r in load(path) if r["dataset"] in args.data
+               and r["split"] // 5 in args.shuffles]  # quality.splits' numbering
     if not more:
         print(replay_table(records))
         return

@@ -37,6 +37,7 @@ def test_quick_run_writes_its_own_files(tmp_path):
     header = next(line for line in text.splitlines() if line.startswith("| data"))
     assert "GTO test %" in header and "CART-d2 dec / nz" in header
     assert "liver: GTO" in text  # the verdict line against the peers
+    assert "GTO: gto.GTOClassifier(depth=2, random_state=fold, cv=2); GTO-alpha0: the same" in text
     assert "paper sets: at or below the best peer on" in text and "of 1 run (4 in all)" in text
     assert "GTO s" in header and summary["liver"]["GTO"]["seconds"] > 0
     # a report combined from the CSV has the same table
@@ -131,3 +132,48 @@ def test_gto_max_iter_from_the_command_line_reaches_the_estimator(monkeypatch):
         assert n_decisions == 3 and len(predict(X[60:70])) == 10
         arm(X[:60], y[:60], 0, quality.QUICK_ITER)
     assert seen == [7, 7, 7, 7]
+
+
+def test_repeated_cv_runs_one_stratified_5_fold_cv_per_shuffle_seed():
+    once, twice = quality.splits(["liver", quality.SYNTHETIC]), quality.splits(
+        ["liver", quality.SYNTHETIC], shuffles=(0, 3))
+    liver = [s for s in twice if s.dataset == "liver"]
+    assert [s.split for s in liver] == [*range(5), *range(15, 20)]
+    X, y = problems.load("liver")
+    folds = [*StratifiedKFold(5, shuffle=True, random_state=0).split(X, y),
+             *StratifiedKFold(5, shuffle=True, random_state=3).split(X, y)]
+    for s, (train, test) in zip(liver, folds):
+        assert np.array_equal(s.X_train, X[train]) and np.array_equal(s.y_test, y[test])
+        assert s.seed == s.split % 5  # GTO's random_state: the fold, as in one CV
+    generated = [s for s in twice if s.dataset == quality.SYNTHETIC]
+    assert [s.split for s in generated] == [*range(5), *range(15, 20)]
+    draw = problems.synthetic(10, 500, 2000, random_state=17)
+    assert np.array_equal(generated[7].X_train, draw.X_train)
+    first = [s for s in twice if s.split < 5]  # the first seed's: the default protocol's
+    assert [(s.dataset, s.split) for s in first] == [(s.dataset, s.split) for s in once]
+    assert all(np.array_equal(a.X_test, b.X_test) for a, b in zip(first, once))
+
+
+def test_repeated_cv_report_names_its_seeds_and_runs_combine(tmp_path):
+    import pytest
+    kw = dict(data=["liver"], quick=True, n_jobs=1, peer_names=["CART-d2"], gto_arms=[],
+              quiet=True)
+    text = quality.run(out=str(tmp_path / "a"), shuffles=(0, 1), **kw)
+    assert "shuffle seed 0, 1" in text
+    assert "GTOClassifier" not in text and "GTO-alpha0" not in text  # no GTO arm was run
+    with open(tmp_path / "a" / "quality-quick.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["split"] for r in rows] == ["0", "5"]
+    # one run per seed, combined: the same rows, the same table
+    quality.run(out=str(tmp_path / "b0"), shuffles=(0,), **kw)
+    quality.run(out=str(tmp_path / "b1"), shuffles=(1,), **kw)
+    again = quality.combine([str(tmp_path / f"b{s}" / "quality-quick.csv") for s in (0, 1)],
+                            out=str(tmp_path / "c"))
+    assert "shuffle seeds 0, 1" in again
+    assert ([line for line in again.splitlines() if line.startswith("|")]
+            == [line for line in text.splitlines() if line.startswith("|")])
+    errors = [float(r["test_error"]) for r in rows]
+    assert f"{np.mean(errors):.1f} ± {np.std(errors):.1f}" in again
+    for bad in ((), (0, 0), (-1,), (0.5,)):
+        with pytest.raises(ValueError, match="shuffles"):
+            quality.run(out=str(tmp_path), data=["liver"], quick=True, shuffles=bad)
