@@ -194,3 +194,34 @@ def test_refused_pivots_and_failed_refactorisations_as_the_reference(seed, monke
     out = _both(block, solve)
     assert refused  # the path was taken (by the reference)
     assert (out == "SingularBlockError") == (seed == 2)
+
+
+def _robust_lp_rows_numpy(X1, weight, points, go_left):
+    """The numpy expressions :func:`gto.engine._hinge_loop.robust_lp_rows` replaces."""
+    X = X1[points]
+    w = weight[points]
+    rows = np.where(go_left, -1.0, 1.0)[:, None] * X
+    cost = w / np.where(go_left, w[go_left].sum(), w[~go_left].sum())
+    return rows, cost, X[go_left, :-1].mean(axis=0), X[~go_left, :-1].mean(axis=0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10])
+@pytest.mark.parametrize("T", [2, 9, 300, 10_000])
+def test_robust_lp_rows_have_the_numpy_bits(n, T):
+    """Rows, transposed rows, costs and the sides' means of a robust LP, bit for bit
+    as numpy computes them (sums in numpy's order: pairwise for a contiguous sum, row
+    by row down a column of several), on values of mixed magnitudes, where another
+    order of the sums rounds differently; with signed zeros and repeated points."""
+    rng = np.random.default_rng(T + n)
+    N = T + 50
+    X1 = np.hstack([rng.lognormal(0, 4, (N, n)) * rng.choice([-1.0, 1.0], (N, n)), -np.ones((N, 1))])
+    X1[::7, 0] = -0.0
+    weight = rng.lognormal(0, 3, N)
+    points = np.sort(rng.choice(N, T, replace=True))
+    go_left = rng.random(T) < 0.3
+    go_left[:2] = True, False  # both sides hold a point
+    rows, rows_t, cost, mean_l, mean_r = _hinge_loop.robust_lp_rows(X1, weight, points, go_left)
+    expected = _robust_lp_rows_numpy(X1, weight, points, go_left)
+    for got, want, name in zip((rows, cost, mean_l, mean_r), expected, ("rows", "cost", "left", "right")):
+        assert got.tobytes() == want.tobytes(), name
+    assert rows_t.flags.c_contiguous and rows_t.tobytes() == np.ascontiguousarray(rows.T).tobytes()

@@ -13,6 +13,7 @@ import numpy as np
 from ..utils._interrupt import OutOfTime, check_limits, limits_passed
 from ._block import SingularBlockError
 from ._crossover import purify
+from ._hinge_loop import robust_lp_rows
 from ._hinge_lp import solve_hinge_lp
 
 MAX_ENUMERATED_CLASSES = 6  # ambiguous classes whose every split is tried
@@ -52,17 +53,14 @@ def _robust_lp(problem, points, go_left, rng):
     enclosing :func:`gto.utils._interrupt.limits` passes, the split halfway
     between the two sides' means (the LP's start) is returned instead.
     """
-    X1 = problem.data.X1[points]
-    w = problem.data.weight[points]
-    side = np.where(go_left, -1.0, 1.0)
-    rows = side[:, None] * X1
-    cost = w / np.where(go_left, w[go_left].sum(), w[~go_left].sum())
-    mean_l, mean_r = X1[go_left, :-1].mean(axis=0), X1[~go_left, :-1].mean(axis=0)
+    rows, rows_t, cost, mean_l, mean_r = robust_lp_rows(
+        problem.data.X1, problem.data.weight, np.asarray(points, dtype=np.int64),
+        np.asarray(go_left, dtype=bool))
     normal = mean_r - mean_l
     theta = np.append(normal, normal @ (mean_l + mean_r) / 2)
     if not limits_passed():
         try:
-            block = purify(rows, theta, cost, rng)
+            block = purify(rows, theta, cost, rng, rows_t=rows_t)
             value, _ = solve_hinge_lp(block, cost)
             return value, block.theta
         except (SingularBlockError, OutOfTime):  # too few points to pin a vertex, or no time
