@@ -225,3 +225,24 @@ def test_robust_lp_rows_have_the_numpy_bits(n, T):
     for got, want, name in zip((rows, cost, mean_l, mean_r), expected, ("rows", "cost", "left", "right")):
         assert got.tobytes() == want.tobytes(), name
     assert rows_t.flags.c_contiguous and rows_t.tobytes() == np.ascontiguousarray(rows.T).tobytes()
+
+
+def test_the_first_run_length_changes_no_bits(monkeypatch):
+    """Small LPs start with longer compiled runs (fewer calls), large ones with runs of
+    4 passes; the runs chain into one loop, so the result is the same whatever the
+    first run's length."""
+    from gto.engine import _hinge_lp
+
+    assert [_hinge_lp._first_budget(T) for T in (1, 64, 250, 1000, 4000, 10**6)] == [256, 256, 64, 16, 4, 4]
+    rng = np.random.default_rng(11)
+    rows = _rows(rng, 400, 5, decimals=1)
+    cost = rng.uniform(0, 2, 400)
+    block = purify(rows, rng.normal(size=6), cost, rng)
+    outs = []
+    for first_rows in (1, 10**9):
+        monkeypatch.setattr(_hinge_lp, "FIRST_RUN_ROWS", first_rows)
+        b = copy.deepcopy(block)
+        outs.append((perturbed_solve(b, cost, 100_000, None, _simplex), b))
+    (ref_out, ref_block), (out, b) = outs
+    assert ref_out[1] > 4  # more passes than the shortest first run
+    _assert_same(ref_block, ref_out, b, out)

@@ -165,6 +165,18 @@ def _prepared(block, cost, ucost):
 #: wall-clock seconds a compiled run of pivots aims at between two checks of the
 #: time limit (the run length adapts: pivots cost from microseconds to milliseconds)
 RUN_SECONDS = 0.004
+#: rows times passes of a simplex's first compiled run (a pass costs some tens of
+#: nanoseconds a row): small LPs start with longer runs, so fewer calls, and a large
+#: one is still checked after a few passes
+FIRST_RUN_ROWS = 16_384
+
+
+def _first_budget(rows):
+    """Passes of the first compiled run on ``rows`` rows: the largest power of two
+    within ``FIRST_RUN_ROWS`` passes of rows, from 4 to 256 (the runs chain into
+    one loop whatever their lengths, so this sets only how often the time is checked)."""
+    per_pass = max(1, FIRST_RUN_ROWS // max(rows, 1))
+    return min(256, max(4, 1 << (per_pass.bit_length() - 1)))
 
 
 def _params(tol, zero_tol):
@@ -189,7 +201,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None, prepared=No
     state = np.zeros(6, dtype=np.int64)
     state[[_loop.UPDATES, _loop.REFACTOR_PERIOD, _loop.CHECK_PERIOD]] = (
         block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY)
-    flat, budget = np.zeros(2 * block.m, dtype=bool), 4
+    flat, budget = np.zeros(2 * block.m, dtype=bool), _first_budget(len(block.rows))
     block.ybasic = np.ascontiguousarray(block.ybasic)
     while True:
         check_limits()
