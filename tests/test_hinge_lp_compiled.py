@@ -246,3 +246,29 @@ def test_the_first_run_length_changes_no_bits(monkeypatch):
     (ref_out, ref_block), (out, b) = outs
     assert ref_out[1] > 4  # more passes than the shortest first run
     _assert_same(ref_block, ref_out, b, out)
+
+
+@pytest.mark.parametrize("bad", ["negative", "nan", "inf", "u-negative", "u-nan", "u-inf", "none", "huge"])
+def test_the_costs_must_be_finite_and_non_negative(bad):
+    """A negative, NaN or infinite cost on either side is refused before any pivot;
+    finite costs whose total overflows are not (they are finite)."""
+    from gto.engine._hinge_lp import _prepared
+
+    rng = np.random.default_rng(9)
+    rows = _rows(rng, 50, 3)
+    cost, ucost = rng.uniform(0, 2, 50), rng.uniform(0, 1, 50)
+    block = purify(rows, rng.normal(size=4), cost, rng)
+    side, _, kind = bad.rpartition("-")
+    values = ucost if side == "u" else cost
+    if kind == "huge":
+        cost[:] = 1e308
+    elif kind != "none":
+        values[7] = {"negative": -1e-300, "nan": np.nan, "inf": np.inf}[kind]
+    if kind in ("none", "huge"):
+        with np.errstate(over="ignore"):  # the total of the huge costs overflows
+            assert _prepared(block, cost, ucost)[2] == 1e-10 * max(1.0, cost.sum() + ucost.sum())
+        return
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        _prepared(block, cost, ucost)
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        perturbed_solve(block, cost, 100_000, ucost, _simplex)

@@ -152,10 +152,14 @@ def _prepared(block, cost, ucost):
     :func:`perturbed_solve` share one."""
     cost = _padded(block, cost)
     ucost = np.zeros(len(cost)) if ucost is None else _padded(block, ucost)
-    charge = cost + ucost  # finite only if both are (a NaN fails every comparison below)
-    if not (np.isfinite(charge).all() and cost.min() >= 0 and ucost.min() >= 0):
+    charge = cost + ucost
+    total = float(cost.sum() + ucost.sum())
+    # no NaN and none negative (NaN fails >=), then all finite: a finite total says so
+    # without a pass (a total that overflows asks the costs themselves)
+    if not (cost.min() >= 0 and ucost.min() >= 0
+            and (np.isfinite(total) or np.isfinite(charge).all())):
         raise ValueError("hinge LP costs must be finite and non-negative")
-    tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
+    tol = SLOPE_TOL * max(1.0, total)
     # max |a_t| from the transposed rows: m long rows reduced elementwise instead of T
     # short rows of m (numpy's slow case); a maximum is exact, so the same values
     rownorm = np.abs(block._rows_t).max(axis=0)
@@ -188,6 +192,8 @@ def _params(tol, zero_tol):
 
 assert (_loop.TOL, _loop.ZERO, _loop.PIVOT_ABS, _loop.PIVOT_REL, _loop.BLOCK_ZERO, _loop.RESIDUAL,
         _loop.COND, _loop.ROUNDING) == tuple(range(8)), "_params lists the params in index order"
+assert (_loop.PIVOTS, _loop.DEGENERATE, _loop.REFACTORISED, _loop.UPDATES, _loop.REFACTOR_PERIOD,
+        _loop.CHECK_PERIOD) == tuple(range(6)), "_simplex lists the state in index order"
 
 
 def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None, prepared=None):
@@ -198,9 +204,8 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None, prepared=No
     Returns ``(objective, pivots)``."""
     cost, ucost, tol, rownorm, charge = prepared or _prepared(block, cost, ucost)
     params = _params(tol, zero_tol)
-    state = np.zeros(6, dtype=np.int64)
-    state[[_loop.UPDATES, _loop.REFACTOR_PERIOD, _loop.CHECK_PERIOD]] = (
-        block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY)
+    state = np.array([0, 0, 0, block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY],
+                     dtype=np.int64)  # pivots, Bland's flag, refactorised: 0 at the start
     flat, budget = np.zeros(2 * block.m, dtype=bool), _first_budget(len(block.rows))
     block.ybasic = np.ascontiguousarray(block.ybasic)
     while True:
