@@ -122,31 +122,40 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     # decision d's LP depends on the other decisions only: refit it only if one of
     # them changed since its last fit
     stale = np.ones(problem.layout.D, dtype=bool)
+    Z = Zt.copy()  # Zt with row d tried out; set back to Zt[d] after each try
     for _ in range(rounds):
         improved = False
         for d in order:
             if not stale[d] or limits_passed(every=1):
                 continue
             stale[d] = False
-            forced = []
-            for side in (-1.0, 1.0):
-                Z = Zt.copy()
-                Z[d] = side
-                forced.append(~problem.misclassified(Z))
-            care = forced[0] != forced[1]
-            if care.sum() < 2 or forced[0][care].all() or forced[1][care].all():
+            left, right = _forced(problem, Z, d)
+            Z[d] = Zt[d]
+            care = left != right
+            if care.sum() < 2 or left[care].all() or right[care].all():
                 continue
-            _, theta = _robust_lp(problem, np.flatnonzero(care), forced[0][care], rng)
-            Z = Zt.copy()
+            _, theta = _robust_lp(problem, np.flatnonzero(care), left[care], rng)
             Z[d] = problem.data.X1 @ theta
             new = float(problem.data.weight @ problem.misclassified(Z))
             if new < count:
-                count, Zt, Theta[d], improved = new, Z, theta, True
+                count, Theta[d], improved = new, theta, True
+                Zt[d] = Z[d]
                 stale[:] = True
                 stale[d] = False
+            else:
+                Z[d] = Zt[d]
         if not improved:
             break
     return Theta, count
+
+
+def _forced(problem, Z, d):
+    """Per point, whether it is classified correctly when decision d sends it left,
+    and when right: ``Z`` (D, N) with row d set to -1, then 1 (the caller sets it back)."""
+    Z[d] = -1.0
+    left = ~problem.misclassified(Z)
+    Z[d] = 1.0
+    return left, ~problem.misclassified(Z)
 
 
 def kick_theta(problem, Theta, rng, n_decisions=1):
