@@ -194,3 +194,81 @@ def test_refused_pivots_and_failed_refactorisations_as_the_reference(seed, monke
     out = _both(block, solve)
     assert refused  # the path was taken (by the reference)
     assert (out == "SingularBlockError") == (seed == 2)
+
+
+def _robust_lp_rows_numpy(X1, weight, points, go_left):
+    """The numpy expressions :func:`gto.engine._hinge_loop.robust_lp_rows` replaces."""
+    X = X1[points]
+    w = weight[points]
+    rows = np.where(go_left, -1.0, 1.0)[:, None] * X
+    cost = w / np.where(go_left, w[go_left].sum(), w[~go_left].sum())
+    return rows, cost, X[go_left, :-1].mean(axis=0), X[~go_left, :-1].mean(axis=0)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10])
+@pytest.mark.parametrize("T", [2, 9, 300, 10_000])
+def test_robust_lp_rows_have_the_numpy_bits(n, T):
+    """Rows, transposed rows, costs and the sides' means of a robust LP, bit for bit
+    as numpy computes them (sums in numpy's order: pairwise for a contiguous sum, row
+    by row down a column of several), on values of mixed magnitudes, where another
+    order of the sums rounds differently; with signed zeros and repeated points."""
+    rng = np.random.default_rng(T + n)
+    N = T + 50
+    X1 = np.hstack([rng.lognormal(0, 4, (N, n)) * rng.choice([-1.0, 1.0], (N, n)), -np.ones((N, 1))])
+    X1[::7, 0] = -0.0
+    weight = rng.lognormal(0, 3, N)
+    points = np.sort(rng.choice(N, T, replace=True))
+    go_left = rng.random(T) < 0.3
+    go_left[:2] = True, False  # both sides hold a point
+    rows, rows_t, cost, mean_l, mean_r = _hinge_loop.robust_lp_rows(X1, weight, points, go_left)
+    expected = _robust_lp_rows_numpy(X1, weight, points, go_left)
+    for got, want, name in zip((rows, cost, mean_l, mean_r), expected, ("rows", "cost", "left", "right")):
+        assert got.tobytes() == want.tobytes(), name
+    assert rows_t.flags.c_contiguous and rows_t.tobytes() == np.ascontiguousarray(rows.T).tobytes()
+
+
+def test_the_first_run_length_changes_no_bits(monkeypatch):
+    """Small LPs start with longer compiled runs (fewer calls), large ones with runs of
+    4 passes; the runs chain into one loop, so the result is the same whatever the
+    first run's length."""
+    from gto.engine import _hinge_lp
+
+    assert [_hinge_lp._first_budget(T) for T in (1, 64, 250, 1000, 4000, 10**6)] == [256, 256, 64, 16, 4, 4]
+    rng = np.random.default_rng(11)
+    rows = _rows(rng, 400, 5, decimals=1)
+    cost = rng.uniform(0, 2, 400)
+    block = purify(rows, rng.normal(size=6), cost, rng)
+    outs = []
+    for first_rows in (1, 10**9):
+        monkeypatch.setattr(_hinge_lp, "FIRST_RUN_ROWS", first_rows)
+        b = copy.deepcopy(block)
+        outs.append((perturbed_solve(b, cost, 100_000, None, _simplex), b))
+    (ref_out, ref_block), (out, b) = outs
+    assert ref_out[1] > 4  # more passes than the shortest first run
+    _assert_same(ref_block, ref_out, b, out)
+
+
+@pytest.mark.parametrize("bad", ["negative", "nan", "inf", "u-negative", "u-nan", "u-inf", "none", "huge"])
+def test_the_costs_must_be_finite_and_non_negative(bad):
+    """A negative, NaN or infinite cost on either side is refused before any pivot;
+    finite costs whose total overflows are not (they are finite)."""
+    from gto.engine._hinge_lp import _prepared
+
+    rng = np.random.default_rng(9)
+    rows = _rows(rng, 50, 3)
+    cost, ucost = rng.uniform(0, 2, 50), rng.uniform(0, 1, 50)
+    block = purify(rows, rng.normal(size=4), cost, rng)
+    side, _, kind = bad.rpartition("-")
+    values = ucost if side == "u" else cost
+    if kind == "huge":
+        cost[:] = 1e308
+    elif kind != "none":
+        values[7] = {"negative": -1e-300, "nan": np.nan, "inf": np.inf}[kind]
+    if kind in ("none", "huge"):
+        with np.errstate(over="ignore"):  # the total of the huge costs overflows
+            assert _prepared(block, cost, ucost)[2] == 1e-10 * max(1.0, cost.sum() + ucost.sum())
+        return
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        _prepared(block, cost, ucost)
+    with pytest.raises(ValueError, match="finite and non-negative"):
+        perturbed_solve(block, cost, 100_000, ucost, _simplex)

@@ -162,6 +162,7 @@ def test_pausing_for_the_limits_does_not_change_the_purification(monkeypatch, de
     rng = np.random.default_rng(3)
     rows, theta, cost = rng.normal(size=(150, 10)), rng.normal(size=10), rng.random(150)
     runs = []
+    monkeypatch.setattr(_crossover, "CHECK_ROWS", 0)  # exactly STEPS_PER_CHECK steps a call
     for steps in (1 << 30, 1, 3):
         monkeypatch.setattr(_crossover, "STEPS_PER_CHECK", steps)
         block = _crossover._purify(rows, theta, cost, np.random.default_rng(0), np.ones(150),

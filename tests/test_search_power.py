@@ -74,6 +74,68 @@ def test_refinement_repairs_a_kicked_decision(seed):
     assert count == 0
 
 
+def _refine_copying(problem, Theta, rng, rounds=10, last=()):
+    """:func:`refine_theta` as it was written first: a fresh copy of the decision values
+    for each try (the reference of the in-place version)."""
+    from gto.engine._starts import _robust_lp
+
+    Theta = np.array(Theta, dtype=float)
+    Zt = np.ascontiguousarray((problem.data.X1 @ Theta.T).T)
+    count = float(problem.data.weight @ problem.misclassified(Zt))
+    order = [d for d in range(problem.layout.D) if d not in last] + list(last)
+    stale = np.ones(problem.layout.D, dtype=bool)
+    tries = 0
+    for _ in range(rounds):
+        improved = False
+        for d in order:
+            if not stale[d]:
+                continue
+            stale[d] = False
+            forced = []
+            for side in (-1.0, 1.0):
+                Z = Zt.copy()
+                Z[d] = side
+                forced.append(~problem.misclassified(Z))
+            care = forced[0] != forced[1]
+            if care.sum() < 2 or forced[0][care].all() or forced[1][care].all():
+                continue
+            _, theta = _robust_lp(problem, np.flatnonzero(care), forced[0][care], rng)
+            tries += 1
+            Z = Zt.copy()
+            Z[d] = problem.data.X1 @ theta
+            new = float(problem.data.weight @ problem.misclassified(Z))
+            if new < count:
+                count, Zt, Theta[d], improved = new, Z, theta, True
+                stale[:] = True
+                stale[d] = False
+        if not improved:
+            break
+    return Theta, count, tries
+
+
+@pytest.mark.parametrize("dead", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_refinement_in_place_is_the_copying_one(seed, dead):
+    """The refinement trying each decision in one scratch copy of the decision values
+    (set back after each try that does not improve, and after each decision skipped)
+    refits and keeps the same decisions, bit for bit, as the first version, which
+    copied the values for every try; on noisy data, from kicked starts, where some
+    tries improve and some do not, and (``dead``) from a root that sends every point
+    left, refitted last, so that the right subtree's decision is skipped first."""
+    from gto.engine import _starts
+
+    X, y, _ = _planted(400, 4, seed)
+    y = np.where(np.random.default_rng(seed).random(len(y)) < 0.15, 1 - y, y)  # label noise
+    problem = TreeProblem(gto.Tree.from_structure(FIG2, 4), X, y)
+    Theta, last = kick_theta(problem, greedy_theta(problem, seed), np.random.default_rng(seed), 2)
+    if dead:
+        Theta[0], last = np.append(np.zeros(4), 1.0), [0]  # z = -1: every point goes left
+    ref, ref_count, tries = _refine_copying(problem, Theta, np.random.default_rng(seed), last=last)
+    got, count = _starts.refine_theta(problem, Theta, np.random.default_rng(seed), last=last)
+    assert tries >= 2 and count == ref_count
+    assert got.tobytes() == ref.tobytes()
+
+
 def test_paper_configuration_is_algorithm_5_2_unchanged():
     """options={'paper': True}: one EPTS run from the greedy start's vertex, nothing else."""
     X, y = problems.load("heart")

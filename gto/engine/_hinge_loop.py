@@ -61,6 +61,67 @@ def pairwise_sum(a):
 
 
 @njit(cache=True)
+def _side_mean(X1, points, go_left, left, sums):
+    """Mean of the columns but the last of ``X1[points]`` over the points on ``left``'s
+    side, with ``X[go_left == left, :-1].mean(axis=0)``'s bits: numpy adds the rows in
+    order from 0.0, or, for one column (a contiguous sum), pairwise from 0.0.  Into
+    ``sums``; NaN where the side is empty."""
+    n = sums.shape[0]
+    sums[:] = 0.0
+    count = 0
+    if n == 1:
+        column = np.empty(points.shape[0])
+        for t in range(points.shape[0]):
+            if go_left[t] == left:
+                column[count] = X1[points[t], 0]
+                count += 1
+        sums[0] = 0.0 + pairwise_sum(column[:count])
+    else:
+        for t in range(points.shape[0]):
+            if go_left[t] == left:
+                x = X1[points[t]]
+                for j in range(n):
+                    sums[j] += x[j]
+                count += 1
+    for j in range(n):
+        sums[j] = sums[j] / count if count else np.nan
+
+
+@njit(cache=True)
+def robust_lp_rows(X1, weight, points, go_left):
+    """The robust LP of :func:`gto.engine._starts._robust_lp` in one pass: its rows
+    ``s [x, -1]`` (s = -1 for the points ``go_left``) and their transpose, the costs
+    (each point's weight over its side's total, numpy's pairwise sums) and the two
+    sides' mean points, all with the bits of the numpy expressions they replace
+    (tests/test_hinge_lp_compiled.py).  Returns ``(rows, rows_t, cost, mean_l, mean_r)``."""
+    T, m = points.shape[0], X1.shape[1]
+    rows, rows_t, cost = np.empty((T, m)), np.empty((m, T)), np.empty(T)
+    weights, n_left = np.empty(T), 0
+    for t in range(T):
+        if go_left[t]:
+            weights[n_left] = weight[points[t]]
+            n_left += 1
+    total_left = 0.0 + pairwise_sum(weights[:n_left])
+    n_right = 0
+    for t in range(T):
+        if not go_left[t]:
+            weights[n_right] = weight[points[t]]
+            n_right += 1
+    total_right = 0.0 + pairwise_sum(weights[:n_right])
+    for t in range(T):
+        x = X1[points[t]]
+        side = -1.0 if go_left[t] else 1.0
+        for j in range(m):
+            rows[t, j] = side * x[j]
+            rows_t[j, t] = rows[t, j]
+        cost[t] = weight[points[t]] / (total_left if go_left[t] else total_right)
+    mean_l, mean_r = np.empty(m - 1), np.empty(m - 1)
+    _side_mean(X1, points, go_left, True, mean_l)
+    _side_mean(X1, points, go_left, False, mean_r)
+    return rows, rows_t, cost, mean_l, mean_r
+
+
+@njit(cache=True)
 def _entering(reduced, noise, flat, tight, tol, degenerate):
     """The entering edge (:func:`gto.engine._hinge_lp._entering`) among the edges whose
     reduced cost is below ``-(tol + noise)`` and not ``flat``; -1 if none."""

@@ -50,7 +50,9 @@ RESTORED_ZERO_TOL = 1e-9
 def _padded(block, cost):
     """Costs for the block's rows: 0 on the rows ``cost`` does not reach
     (pseudo-rows, see :mod:`gto.engine._block`)."""
-    cost = np.asarray(cost, dtype=float)
+    cost = np.ascontiguousarray(cost, dtype=float)
+    if len(cost) == len(block.rows):  # nothing to pad (no run writes the costs)
+        return cost
     return np.append(cost, np.zeros(len(block.rows) - len(cost)))
 
 
@@ -98,13 +100,14 @@ def solve_hinge_lp(block, cost, max_pivots=100_000, ucost=None):
 def perturbed_solve(block, cost, max_pivots, ucost, simplex):
     """:func:`solve_hinge_lp` with the simplex ``simplex`` (:func:`_simplex`, or the
     reference :func:`_simplex_reference` the tests compare it with)."""
+    prepared = _prepared(block, cost, ucost)  # the same costs and rows in both phases
     delta = np.random.default_rng(len(block.rows)).uniform(0, PERTURBATION, len(block.rows))
     block.set_rhs(block.rhs0 + delta * (block.rhs0 != 0))  # coordinate rows stay at 0
     try:
-        _, first = simplex(block, cost, max_pivots, ucost=ucost)
+        _, first = simplex(block, cost, max_pivots, ucost=ucost, prepared=prepared)
     finally:
         block.set_rhs(block.rhs0)
-    value, second = simplex(block, cost, max_pivots, RESTORED_ZERO_TOL, ucost)
+    value, second = simplex(block, cost, max_pivots, RESTORED_ZERO_TOL, ucost, prepared)
     return value, first + second
 
 
@@ -144,37 +147,66 @@ def _pivot_row(block, q, sigma, slope, tol, charge, zero_tol, descent, rownorm):
 
 def _prepared(block, cost, ucost):
     """Padded ``(cost, ucost)``, the objective tolerance, ``max |a_t|`` per row and
-    ``cost + ucost`` of a simplex run (costs must be finite and non-negative)."""
+    ``cost + ucost`` of a simplex run (costs must be finite and non-negative): a
+    function of the costs and the block's rows only, so both phases of
+    :func:`perturbed_solve` share one."""
     cost = _padded(block, cost)
-    ucost = np.zeros_like(cost) if ucost is None else _padded(block, ucost)
-    if np.any(cost < 0) or np.any(ucost < 0) or not np.all(np.isfinite(cost + ucost)):
+    ucost = np.zeros(len(cost)) if ucost is None else _padded(block, ucost)
+    charge = cost + ucost
+    total = float(cost.sum() + ucost.sum())
+    # no NaN and none negative (NaN fails >=), then all finite: a finite total says so
+    # without a pass (a total that overflows asks the costs themselves)
+    if not (cost.min() >= 0 and ucost.min() >= 0
+            and (np.isfinite(total) or np.isfinite(charge).all())):
         raise ValueError("hinge LP costs must be finite and non-negative")
-    tol = SLOPE_TOL * max(1.0, float(cost.sum() + ucost.sum()))
+    tol = SLOPE_TOL * max(1.0, total)
     # max |a_t| from the transposed rows: m long rows reduced elementwise instead of T
     # short rows of m (numpy's slow case); a maximum is exact, so the same values
     rownorm = np.abs(block._rows_t).max(axis=0)
-    return cost, ucost, tol, rownorm, cost + ucost
+    return cost, ucost, tol, rownorm, charge
 
 
 #: wall-clock seconds a compiled run of pivots aims at between two checks of the
 #: time limit (the run length adapts: pivots cost from microseconds to milliseconds)
 RUN_SECONDS = 0.004
+#: rows times passes of a simplex's first compiled run (a pass costs some tens of
+#: nanoseconds a row): small LPs start with longer runs, so fewer calls, and a large
+#: one is still checked after a few passes
+FIRST_RUN_ROWS = 16_384
 
 
-def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
+def _first_budget(rows):
+    """Passes of the first compiled run on ``rows`` rows: the largest power of two
+    within ``FIRST_RUN_ROWS`` passes of rows, from 4 to 256 (the runs chain into
+    one loop whatever their lengths, so this sets only how often the time is checked)."""
+    per_pass = max(1, FIRST_RUN_ROWS // max(rows, 1))
+    return min(256, max(4, 1 << (per_pass.bit_length() - 1)))
+
+
+def _params(tol, zero_tol):
+    """The tolerances of a compiled run, in the order of :mod:`gto.engine._hinge_loop`'s
+    ``params`` indices: the block's read now, as :class:`gto.engine._block.Block` reads them."""
+    return np.array([tol, zero_tol, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
+                     _block.RESIDUAL_TOL, _block.MAX_COND, ROUNDING_RTOL])
+
+
+assert (_loop.TOL, _loop.ZERO, _loop.PIVOT_ABS, _loop.PIVOT_REL, _loop.BLOCK_ZERO, _loop.RESIDUAL,
+        _loop.COND, _loop.ROUNDING) == tuple(range(8)), "_params lists the params in index order"
+assert (_loop.PIVOTS, _loop.DEGENERATE, _loop.REFACTORISED, _loop.UPDATES, _loop.REFACTOR_PERIOD,
+        _loop.CHECK_PERIOD) == tuple(range(6)), "_simplex lists the state in index order"
+
+
+def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None, prepared=None):
     """:func:`_simplex_reference` compiled (:func:`gto.engine._hinge_loop.hinge_run`): the
     same pivots on the block's arrays, in runs of about ``RUN_SECONDS`` with
-    :func:`gto.utils._interrupt.check_limits` between runs.  Returns ``(objective, pivots)``."""
-    cost, ucost, tol, rownorm, charge = _prepared(block, cost, ucost)
-    params = np.zeros(8)
-    params[[_loop.TOL, _loop.ZERO, _loop.PIVOT_ABS, _loop.PIVOT_REL, _loop.BLOCK_ZERO,
-            _loop.RESIDUAL, _loop.COND, _loop.ROUNDING]] = (  # the block's, as Block reads them
-        tol, zero_tol, _block.PIVOT_TOL, _block.PIVOT_RTOL, _block.ZERO_TOL,
-        _block.RESIDUAL_TOL, _block.MAX_COND, ROUNDING_RTOL)
-    state = np.zeros(6, dtype=np.int64)
-    state[[_loop.UPDATES, _loop.REFACTOR_PERIOD, _loop.CHECK_PERIOD]] = (
-        block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY)
-    flat, budget = np.zeros(2 * block.m, dtype=bool), 4
+    :func:`gto.utils._interrupt.check_limits` between runs.  ``prepared``:
+    :func:`_prepared`'s answer for these costs, if the caller has it.
+    Returns ``(objective, pivots)``."""
+    cost, ucost, tol, rownorm, charge = prepared or _prepared(block, cost, ucost)
+    params = _params(tol, zero_tol)
+    state = np.array([0, 0, 0, block.updates, _block.REFACTOR_EVERY, _block.CHECK_EVERY],
+                     dtype=np.int64)  # pivots, Bland's flag, refactorised: 0 at the start
+    flat, budget = np.zeros(2 * block.m, dtype=bool), _first_budget(len(block.rows))
     block.ybasic = np.ascontiguousarray(block.ybasic)
     while True:
         check_limits()
@@ -198,7 +230,7 @@ def _simplex(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
             budget = max(1, budget // 2)
 
 
-def _simplex_reference(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
+def _simplex_reference(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None, prepared=None):
     """Primal simplex for ``sum c max(0, r)`` from the block's vertex, in place: the
     reference (Python) loop, which :func:`_simplex` runs compiled and the tests
     compare it with, pivot for pivot.
@@ -215,9 +247,10 @@ def _simplex_reference(block, cost, max_pivots, zero_tol=ZERO_TOL, ucost=None):
     one refactorisation), so the objective never rises.  Raises
     :class:`gto.utils._interrupt.OutOfTime` (checked every pivot) when an enclosing
     :func:`gto.utils._interrupt.limits` runs out.
+    ``prepared``: :func:`_prepared`'s answer for these costs, if the caller has it.
     Returns ``(objective, pivots)``.
     """
-    cost, ucost, tol, rownorm, charge = _prepared(block, cost, ucost)
+    cost, ucost, tol, rownorm, charge = prepared or _prepared(block, cost, ucost)
     m = block.m
     degenerate, flat, refactorised = False, np.zeros(2 * m, dtype=bool), False
     for pivots in range(max_pivots):

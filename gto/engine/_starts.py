@@ -13,6 +13,7 @@ import numpy as np
 from ..utils._interrupt import OutOfTime, check_limits, limits_passed
 from ._block import SingularBlockError
 from ._crossover import purify
+from ._hinge_loop import robust_lp_rows
 from ._hinge_lp import solve_hinge_lp
 
 MAX_ENUMERATED_CLASSES = 6  # ambiguous classes whose every split is tried
@@ -52,17 +53,14 @@ def _robust_lp(problem, points, go_left, rng):
     enclosing :func:`gto.utils._interrupt.limits` passes, the split halfway
     between the two sides' means (the LP's start) is returned instead.
     """
-    X1 = problem.data.X1[points]
-    w = problem.data.weight[points]
-    side = np.where(go_left, -1.0, 1.0)
-    rows = side[:, None] * X1
-    cost = w / np.where(go_left, w[go_left].sum(), w[~go_left].sum())
-    mean_l, mean_r = X1[go_left, :-1].mean(axis=0), X1[~go_left, :-1].mean(axis=0)
+    rows, rows_t, cost, mean_l, mean_r = robust_lp_rows(
+        problem.data.X1, problem.data.weight, np.asarray(points, dtype=np.int64),
+        np.asarray(go_left, dtype=bool))
     normal = mean_r - mean_l
     theta = np.append(normal, normal @ (mean_l + mean_r) / 2)
     if not limits_passed():
         try:
-            block = purify(rows, theta, cost, rng)
+            block = purify(rows, theta, cost, rng, rows_t=rows_t)
             value, _ = solve_hinge_lp(block, cost)
             return value, block.theta
         except (SingularBlockError, OutOfTime):  # too few points to pin a vertex, or no time
@@ -124,31 +122,40 @@ def refine_theta(problem, Theta, rng=None, rounds=10, last=()):
     # decision d's LP depends on the other decisions only: refit it only if one of
     # them changed since its last fit
     stale = np.ones(problem.layout.D, dtype=bool)
+    Z = Zt.copy()  # Zt with row d tried out; set back to Zt[d] after each try
     for _ in range(rounds):
         improved = False
         for d in order:
             if not stale[d] or limits_passed(every=1):
                 continue
             stale[d] = False
-            forced = []
-            for side in (-1.0, 1.0):
-                Z = Zt.copy()
-                Z[d] = side
-                forced.append(~problem.misclassified(Z))
-            care = forced[0] != forced[1]
-            if care.sum() < 2 or forced[0][care].all() or forced[1][care].all():
+            left, right = _forced(problem, Z, d)
+            Z[d] = Zt[d]
+            care = left != right
+            if care.sum() < 2 or left[care].all() or right[care].all():
                 continue
-            _, theta = _robust_lp(problem, np.flatnonzero(care), forced[0][care], rng)
-            Z = Zt.copy()
+            _, theta = _robust_lp(problem, np.flatnonzero(care), left[care], rng)
             Z[d] = problem.data.X1 @ theta
             new = float(problem.data.weight @ problem.misclassified(Z))
             if new < count:
-                count, Zt, Theta[d], improved = new, Z, theta, True
+                count, Theta[d], improved = new, theta, True
+                Zt[d] = Z[d]
                 stale[:] = True
                 stale[d] = False
+            else:
+                Z[d] = Zt[d]
         if not improved:
             break
     return Theta, count
+
+
+def _forced(problem, Z, d):
+    """Per point, whether it is classified correctly when decision d sends it left,
+    and when right: ``Z`` (D, N) with row d set to -1, then 1 (the caller sets it back)."""
+    Z[d] = -1.0
+    left = ~problem.misclassified(Z)
+    Z[d] = 1.0
+    return left, ~problem.misclassified(Z)
 
 
 def kick_theta(problem, Theta, rng, n_decisions=1):
