@@ -401,14 +401,14 @@ def _pivot_columns(M, u, q):
 def _pivot_rows(M, u, q):
     """:func:`_pivot_columns` on ``M`` stored transposed (row c is column c).  Row q
     is read from a copy: LLVM then vectorises the updates (writing rows of the
-    array it reads from, it did not; twice as fast, the same arithmetic)."""
+    array it reads from, it did not; twice as fast, the same arithmetic).  The
+    rows are indexed, not viewed: a view per row is reference-counted."""
     mq = M[q].copy()
     for c in range(M.shape[0]):
         if c != q:
             f = u[c] / u[q]
-            row = M[c]
             for i in range(M.shape[1]):
-                row[i] -= f * mq[i]
+                M[c, i] -= f * mq[i]
     f = 1.0 / u[q]
     for i in range(M.shape[1]):
         M[q, i] *= f
@@ -951,11 +951,10 @@ def product_move_sums(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p):
     ``leaf_ok`` are column-major (the walker's), a leaf's points contiguous."""
     N = z.shape[0]
     dl, dr, acc = np.empty(N), np.empty(N), np.empty(N)
-    eld, erd = ELt[d], ERt[d]
-    for i in range(N):
+    for i in range(N):  # ELt, ERt indexed, not viewed: a view is reference-counted
         el, er = _side_errors(z[i] + c * h[i], p)
-        dl[i] = el - eld[i]
-        dr[i] = er - erd[i]
+        dl[i] = el - ELt[d, i]
+        dr[i] = er - ERt[d, i]
         acc[i] = 1.0
     for k in range(LE.shape[1]):
         s = sides[k, d]
@@ -1000,17 +999,16 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     for a in range(m):
         for i in range(N):
             znew[i] += theta[a] * X1t[a, i]
-    zd, eld, erd = Zt[d], ELt[d], ERt[d]
     dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
-    for i in range(N):
+    for i in range(N):  # Zt, ELt, ERt indexed, not viewed: a view is reference-counted
         z = znew[i]
-        flips[i] = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
-        zd[i] = z
+        flips[i] = (z > BOUNDARY_TOL) != (Zt[d, i] > BOUNDARY_TOL)
+        Zt[d, i] = z
         el, er = _side_errors(z, p)
-        dls[i] = el - eld[i]
-        drs[i] = er - erd[i]
-        eld[i] = el
-        erd[i] = er
+        dls[i] = el - ELt[d, i]
+        drs[i] = er - ERt[d, i]
+        ELt[d, i] = el
+        ERt[d, i] = er
     for k in range(K):
         if sides[k, d] < 0:
             for i in range(N):
