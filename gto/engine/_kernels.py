@@ -1000,14 +1000,20 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
         for i in range(N):
             znew[i] += theta[a] * X1t[a, i]
     dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
-    for i in range(N):  # Zt, ELt, ERt indexed, not viewed: a view is reference-counted
+    # Zt, ELt, ERt indexed, not viewed (a view is reference-counted); a pass each for
+    # the values, the left and the right errors: one pass over all of them stayed
+    # scalar (too many arrays for LLVM's checks that they do not overlap)
+    for i in range(N):
         z = znew[i]
         flips[i] = (z > BOUNDARY_TOL) != (Zt[d, i] > BOUNDARY_TOL)
         Zt[d, i] = z
-        el, er = _side_errors(z, p)
+    for i in range(N):
+        el, _ = _side_errors(znew[i], p)
         dls[i] = el - ELt[d, i]
-        drs[i] = er - ERt[d, i]
         ELt[d, i] = el
+    for i in range(N):
+        _, er = _side_errors(znew[i], p)
+        drs[i] = er - ERt[d, i]
         ERt[d, i] = er
     for k in range(K):
         if sides[k, d] < 0:
