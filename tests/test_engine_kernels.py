@@ -339,6 +339,45 @@ def test_move_sums_give_the_bits_of_a_literal_loop(product, seed):
                                               np.where(np.isnan(want), 0.0, want).view(np.int64))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_product_move_sums_give_the_bits_of_a_literal_loop(seed):
+    """The product's passes (a pass per leaf, a factor 1.0 off the class leaves, the sum
+    in point order) give the sums of the literal loop over each point's class leaves
+    in increasing leaf order (``point_leaves`` as the layout lists them), bit for bit:
+    points of 0 to 6 class leaves (products of 3 and more factors depend on their
+    order), zero, inf, NaN, huge and tiny errors, zero weights and steps, p = 1 and 2,
+    the arrays column-major (as the walker holds them) or row-major."""
+    rng = np.random.default_rng(seed)
+    N, n_leaves, D = 300, 6, 5
+    sides = rng.integers(-1, 2, (n_leaves, D)).astype(np.int8)
+    mask = rng.random((N, n_leaves)) < rng.uniform(0.2, 0.9)
+    point_leaves = np.full((N, n_leaves), -1, dtype=np.int64)
+    for i in range(N):
+        leaves = np.flatnonzero(mask[i])
+        point_leaves[i, : len(leaves)] = leaves
+    special = [0.0, -0.0, np.inf, 1e300, 1e-300, np.nan, -np.inf]
+    rate = 0.0 if seed < 3 else 0.002 * seed  # rare: one NaN or inf makes the whole sum NaN or inf
+    LE = np.where(rng.random((N, n_leaves)) < rate, rng.choice(special, (N, n_leaves)),
+                  rng.uniform(0, 3, (N, n_leaves)))
+    ELt, ERt = (np.where(rng.random((D, N)) < rate, rng.choice(special, (D, N)),
+                         rng.uniform(0, 3, (D, N))) for _ in range(2))
+    weight = rng.uniform(0.5, 2, N) * (rng.random(N) > 0.05)
+    z = rng.uniform(-2, 2, N) * (rng.random(N) > 0.1)
+    h = rng.normal(size=N)
+    for order in ("F", "C"):
+        LEo, masko = np.asarray(LE, order=order), np.asarray(mask, order=order)
+        for p in (1, 2):
+            for d in range(D):
+                for c in (0.0, 0.3, -1.7):
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        want = np.array(_literal_move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves,
+                                                           weight, p, True))
+                    got = np.array(K.product_move_sums(z, h, c, d, ELt, ERt, LEo, sides, masko, weight, p))
+                    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))  # NaN's sign aside
+                    np.testing.assert_array_equal(np.where(np.isnan(got), 0.0, got).view(np.int64),
+                                                  np.where(np.isnan(want), 0.0, want).view(np.int64))
+
+
 def _literal_vertex_update(X1t, theta, d, Zt, ELt, ERt, LE, sides, point_leaves, weight, p,
                            product, child_kind, child_index, leaf_ok, wrong):
     """vertex_update written as one loop over the points, in plain Python floats."""

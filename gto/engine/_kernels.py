@@ -401,14 +401,14 @@ def _pivot_columns(M, u, q):
 def _pivot_rows(M, u, q):
     """:func:`_pivot_columns` on ``M`` stored transposed (row c is column c).  Row q
     is read from a copy: LLVM then vectorises the updates (writing rows of the
-    array it reads from, it did not; twice as fast, the same arithmetic)."""
+    array it reads from, it did not; twice as fast, the same arithmetic).  The
+    rows are indexed, not viewed: a view per row is reference-counted."""
     mq = M[q].copy()
     for c in range(M.shape[0]):
         if c != q:
             f = u[c] / u[q]
-            row = M[c]
             for i in range(M.shape[1]):
-                row[i] -= f * mq[i]
+                M[c, i] -= f * mq[i]
     f = 1.0 / u[q]
     for i in range(M.shape[1]):
         M[q, i] *= f
@@ -935,6 +935,45 @@ def move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, p, product)
 
 
 @njit(cache=True)
+def product_move_sums(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p):
+    """:func:`move_sums` of the product, its bits, where ``leaf_ok`` (N, K) marks each
+    point's class leaves and its ``point_leaves`` lists them in increasing leaf
+    order (:class:`gto.engine._problem.Layout` builds them so).
+
+    In passes over the points that LLVM vectorises: the changes of the decision
+    errors; then one pass per leaf k, in leaf order, multiplying each point's
+    product by its factor ``LE[i, k] + change`` where k is a class leaf of the
+    point and by 1.0 (exact) where not, so each point's product takes its factors
+    in :func:`move_sums`' order; then the weighted sum, in point order (no
+    fast-math: the chain of one loop).  :func:`move_sums` runs a loop over each
+    point's leaves, with a data-dependent trip count, inside the loop over the
+    points, which stays scalar.  The passes per leaf vectorise where ``LE`` and
+    ``leaf_ok`` are column-major (the walker's), a leaf's points contiguous."""
+    N = z.shape[0]
+    dl, dr, acc = np.empty(N), np.empty(N), np.empty(N)
+    for i in range(N):  # ELt, ERt indexed, not viewed: a view is reference-counted
+        el, er = _side_errors(z[i] + c * h[i], p)
+        dl[i] = el - ELt[d, i]
+        dr[i] = er - ERt[d, i]
+        acc[i] = 1.0
+    for k in range(LE.shape[1]):
+        s = sides[k, d]
+        if s < 0:
+            for i in range(N):
+                acc[i] = acc[i] * (LE[i, k] + dl[i] if leaf_ok[i, k] else 1.0)
+        elif s > 0:
+            for i in range(N):
+                acc[i] = acc[i] * (LE[i, k] + dr[i] if leaf_ok[i, k] else 1.0)
+        else:
+            for i in range(N):
+                acc[i] = acc[i] * (LE[i, k] + 0.0 if leaf_ok[i, k] else 1.0)
+    s0 = 0.0
+    for i in range(N):
+        s0 += weight[i] * acc[i]
+    return s0, 0.0
+
+
+@njit(cache=True)
 def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight, p, product,
                   child_kind, child_index, leaf_ok, wrong):
     """Decision d moved to ``theta``: refresh its values ``Zt[d] = theta @ X1t``
@@ -947,9 +986,12 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     Each step is a pass of its own over the points, so that LLVM vectorises
     all but the last: the values and decision errors; each leaf's errors
     (one addition a point, by the side the leaf is on); each point's product
-    (or minimum) over its class leaves; the leaf walks of the points that
-    crossed; then the sums, in point order (no fast-math: the same bits as
-    one pass doing it all).
+    over its class leaves, a pass per leaf in leaf order as in
+    :func:`product_move_sums` (``leaf_ok`` the class-leaf flags, ``point_leaves``
+    in leaf order), or its minimum over ``point_leaves``; the leaf walks of the
+    points that crossed; then the sums, in point order (no fast-math: the same
+    bits as one pass doing it all).  The passes per leaf run over contiguous
+    data where ``LE`` and ``leaf_ok`` are column-major, as the walker holds them.
     """
     m, N = X1t.shape
     K = LE.shape[1]
@@ -957,17 +999,22 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     for a in range(m):
         for i in range(N):
             znew[i] += theta[a] * X1t[a, i]
-    zd, eld, erd = Zt[d], ELt[d], ERt[d]
     dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
+    # Zt, ELt, ERt indexed, not viewed (a view is reference-counted); a pass each for
+    # the values, the left and the right errors: one pass over all of them stayed
+    # scalar (too many arrays for LLVM's checks that they do not overlap)
     for i in range(N):
         z = znew[i]
-        flips[i] = (z > BOUNDARY_TOL) != (zd[i] > BOUNDARY_TOL)
-        zd[i] = z
-        el, er = _side_errors(z, p)
-        dls[i] = el - eld[i]
-        drs[i] = er - erd[i]
-        eld[i] = el
-        erd[i] = er
+        flips[i] = (z > BOUNDARY_TOL) != (Zt[d, i] > BOUNDARY_TOL)
+        Zt[d, i] = z
+    for i in range(N):
+        el, _ = _side_errors(znew[i], p)
+        dls[i] = el - ELt[d, i]
+        ELt[d, i] = el
+    for i in range(N):
+        _, er = _side_errors(znew[i], p)
+        drs[i] = er - ERt[d, i]
+        ERt[d, i] = er
     for k in range(K):
         if sides[k, d] < 0:
             for i in range(N):
@@ -976,14 +1023,20 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
             for i in range(N):
                 LE[i, k] += drs[i]
     acc = np.empty(N)
-    for i in range(N):
-        a = 1.0 if product else np.inf
-        for j in range(point_leaves.shape[1]):
-            k = point_leaves[i, j]
-            if k < 0:
-                break
-            a = a * LE[i, k] if product else min(a, LE[i, k])
-        acc[i] = a
+    if product:  # in leaf order, a pass per leaf (see product_move_sums)
+        acc[:] = 1.0
+        for k in range(K):
+            for i in range(N):
+                acc[i] = acc[i] * (LE[i, k] if leaf_ok[i, k] else 1.0)
+    else:
+        for i in range(N):
+            a = np.inf
+            for j in range(point_leaves.shape[1]):
+                k = point_leaves[i, j]
+                if k < 0:
+                    break
+                a = min(a, LE[i, k])
+            acc[i] = a
     for i in range(N):
         if flips[i]:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]

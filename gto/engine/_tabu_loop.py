@@ -50,6 +50,7 @@ from ._kernels import (
     exact_vertex,
     leaf_terms,
     move_sums,
+    product_move_sums,
     ratio_all,
     ratio_one,
     refactor,
@@ -232,9 +233,11 @@ def locate(A, e):
 def move_value(A, d, q, c):
     """Objective if decision d moves by ``c`` along edge q (:meth:`TreeWalker.evaluate`)."""
     ints, z, h = A.ints, A.Zt[d], A.H[d, q]
-    ELt, ERt, LE, sides, point_leaves, weight = A.ELt, A.ERt, A.LE, A.sides, A.point_leaves, A.weight
-    s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, point_leaves, weight, ints[I_P],
-                       ints[I_OBJ] == 0)
+    ELt, ERt, LE, sides, weight = A.ELt, A.ERt, A.LE, A.sides, A.weight
+    if ints[I_OBJ] == 0:  # the product: its passes (the same bits)
+        s0, s1 = product_move_sums(z, h, c, d, ELt, ERt, LE, sides, A.leaf_ok, weight, ints[I_P])
+    else:
+        s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, A.point_leaves, weight, ints[I_P], False)
     return finish(ints, A.floats, s0, s1)
 
 
@@ -628,7 +631,7 @@ def tree_arrays(walker, max_iter):
         degrees=walker._degrees, stale=walker._stale, valid=walker._valid,
         entering=walker._entering, leaving=walker._leaving, coef=walker._coef,
         fresh=walker._fresh, point_leaves=L.point_leaves, sides=L.sides, weight=P.data.weight,
-        child_kind=L.child_kind, child_index=L.child_index, leaf_ok=L.mask,
+        child_kind=L.child_kind, child_index=L.child_index, leaf_ok=walker._leaf_ok,
         row_start=np.asarray(P.blocks.row_start, dtype=np.int64),
         row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,

@@ -74,13 +74,17 @@ class TreeWalker(Walker):
         self._znew = np.empty(P.data.N)
         # (D, N) like Zt: C-contiguous for every D, so the compiled loops see one array type
         self.ELt, self.ERt = np.empty_like(self.Zt), np.empty_like(self.Zt)
-        self.LE = np.empty((P.data.N, P.layout.K))
+        # (N, K) column-major, as the class-leaf flags: a leaf's errors over the points are
+        # contiguous, so the kernels' passes per leaf vectorise (gto.engine._kernels.vertex_update)
+        self.LE = np.empty((P.data.N, P.layout.K), order="F")
+        self._leaf_ok = np.asfortranarray(P.layout.mask)
         self._wrong = np.empty(P.data.N, dtype=bool)
         self._exact_errors()
         self._alpha = P.blocks.alpha
         self._budget = -1 if P.blocks.max_features is None else P.blocks.max_features
         self._pen = np.array([self._penalty(b.theta) for b in blocks])  # per decision
-        self._value = float(objective(self.LE)) + float(self._pen.sum())
+        # numpy on a C copy: its row reductions then run as they always did
+        self._value = float(objective(np.ascontiguousarray(self.LE))) + float(self._pen.sum())
         self.count = float(P.data.weight @ self._wrong)
         self.best_count = (self.count, self._value, self.theta())
         self.best_count_time = time.time()  # wall clock, comparable across workers
@@ -115,7 +119,7 @@ class TreeWalker(Walker):
         recomputes them with the same kernels.  ``d``: a decision that just pivoted, whose
         values are recomputed first (:func:`gto.engine._kernels.exact_vertex`)."""
         L = self.problem.layout
-        tail = (self.problem.p, L.sides, L.child_kind, L.child_index, L.mask, self.ELt, self.ERt,
+        tail = (self.problem.p, L.sides, L.child_kind, L.child_index, self._leaf_ok, self.ELt, self.ERt,
                 self.LE, self._wrong)
         if d is None:
             exact_errors(self.Zt, *tail)
@@ -211,7 +215,7 @@ class TreeWalker(Walker):
         s0, s1, count = vertex_update(
             self._X1t, b.theta, d, self.Zt, self._znew, self.ELt, self.ERt, self.LE, P.layout.sides,
             P.layout.point_leaves, P.data.weight, P.p, self._product, P.layout.child_kind,
-            P.layout.child_index, P.layout.mask,
+            P.layout.child_index, self._leaf_ok,
             self._wrong,
         )
         self._pen[d] = self._penalty(b.theta)
