@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..utils._interrupt import check_limits
+from ..utils._interrupt import check_limits, work_per_check
 from ._block import MAX_COND, PIVOT_TOL, ZERO_TOL, Block, SingularBlockError
 from ._lp_kernels import DONE, LINEALITY_FAILED, NEEDS_DIRECTION, PAUSED, purify_steps
 
@@ -22,15 +22,6 @@ STEPS_PER_CHECK = 8
 #: costs some nanoseconds a row), so a small purification is one kernel call
 CHECK_ROWS = 16_384
 
-
-def _steps_per_check(rows):
-    """Steps between two checks for ``rows`` rows: ``STEPS_PER_CHECK``, doubled while
-    the steps times rows stay within ``CHECK_ROWS`` (at most 256); pausing does not
-    change the purification."""
-    steps = STEPS_PER_CHECK
-    while 2 * steps * rows <= CHECK_ROWS and steps < 256:
-        steps *= 2
-    return steps
 
 #: the incremental purification counts a row dependent when at most this share of it
 #: (relative norm) lies outside the tight rows' span (cond >= 1 / DEP_RTOL)
@@ -84,7 +75,8 @@ def purify(rows, theta, cost, rng=None, rhs=None, coord=None, n_coord=0, rows_t=
 
     Raises :class:`gto.utils._interrupt.OutOfTime` when the time limit or a
     stop request of an enclosing :func:`gto.utils._interrupt.limits` passes
-    (checked every ``STEPS_PER_CHECK`` steps or more, :func:`_steps_per_check`).
+    (checked every ``STEPS_PER_CHECK`` steps or more on few rows,
+    :func:`gto.utils._interrupt.work_per_check`; pausing does not change the purification).
     """
     rng = np.random.default_rng(rng)
     state = rng.bit_generator.state
@@ -117,7 +109,7 @@ def _purify(rows, theta, cost, rng, rhs, coord, n_coord, dep_rtol, rows_t=None, 
     out, none = np.empty((m, m)), np.empty(0)
     direction = none
     basis = -1
-    steps = _steps_per_check(len(rows))
+    steps = work_per_check(len(rows), STEPS_PER_CHECK, CHECK_ROWS)
     while True:
         check_limits(every=1)
         status, k, columns = purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent,

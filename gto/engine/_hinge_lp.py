@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from ..utils._interrupt import check_limits
+from ..utils._interrupt import check_limits, work_per_check
 from . import _block
 from . import _hinge_loop as _loop
 from ._block import (
@@ -179,8 +179,7 @@ def _first_budget(rows):
     """Passes of the first compiled run on ``rows`` rows: the largest power of two
     within ``FIRST_RUN_ROWS`` passes of rows, from 4 to 256 (the runs chain into
     one loop whatever their lengths, so this sets only how often the time is checked)."""
-    per_pass = max(1, FIRST_RUN_ROWS // max(rows, 1))
-    return min(256, max(4, 1 << (per_pass.bit_length() - 1)))
+    return work_per_check(rows, 4, FIRST_RUN_ROWS)
 
 
 def _params(tol, zero_tol):

@@ -120,6 +120,17 @@ def stop_requested():
     return stop is not None and stop.is_set()
 
 
+def work_per_check(rows, least, rows_times_work, most=256):
+    """Units of work (steps, passes) between two :func:`check_limits` calls of a loop
+    over ``rows`` rows: ``least``, doubled while the work times the rows stays within
+    ``rows_times_work``, at most ``most``: small problems make fewer calls, large
+    ones are still checked after ``least``."""
+    work = least
+    while 2 * work * rows <= rows_times_work and work < most:
+        work *= 2
+    return work
+
+
 def check_limits(every=16):
     """Raise :class:`OutOfTime` if :func:`limits_passed`."""
     if limits_passed(every):
