@@ -95,6 +95,9 @@ class Layout:
         self.SL = (self.sides == -1).astype(float)  # (K, D)
         self.SR = (self.sides == +1).astype(float)
         self.mask = class_leaf_mask(tree, y)
+        # the same flags column-major, a leaf's points contiguous as in the walkers' leaf
+        # errors (gto.engine._kernels.vertex_update's passes per leaf read them so)
+        self.mask_by_leaf = np.asfortranarray(self.mask)
         self.leaf_slices = []
         for k in range(self.K):
             idx = np.flatnonzero(self.mask[:, k])

@@ -77,7 +77,7 @@ class TreeWalker(Walker):
         # (N, K) column-major, as the class-leaf flags: a leaf's errors over the points are
         # contiguous, so the kernels' passes per leaf vectorise (gto.engine._kernels.vertex_update)
         self.LE = np.empty((P.data.N, P.layout.K), order="F")
-        self._leaf_ok = np.asfortranarray(P.layout.mask)
+        self._leaf_ok = P.layout.mask_by_leaf
         self._wrong = np.empty(P.data.N, dtype=bool)
         self._exact_errors()
         self._alpha = P.blocks.alpha
