@@ -43,11 +43,15 @@ def literal_depth2(X, y, Z, C, penalty="l2", intercept_scaling=1.0):
     """Predictions on Z of the depth-2 tree ((0, 1), (0, 1)) built by hand: the root
     is a linear SVM of class 0 (left) against 1 (right); each child an SVM on the
     training points the root sends its way (one class there: that class; an SVM
-    without a nonzero weight: the class most of those points have, a tie class 0)."""
+    without a nonzero weight: the class most of those points have, a tie class 0).
+    Also each Z point's margin: the smallest |decision value| of the SVMs on its path
+    (where another solution within the solver's tolerance may send it the other way)."""
     root = _svm(X, y, C, penalty, intercept_scaling)
     go_x, go_z = root.predict(X), root.predict(Z)
+    margin = np.abs(root.decision_function(Z))
     if not root[-1].coef_.any():  # no root rule: all to the majority's side
         go_x, go_z = np.full(len(X), _majority(y)), np.full(len(Z), _majority(y))
+        margin[:] = np.inf
     out = np.empty(len(Z), dtype=y.dtype)
     for side in (0, 1):
         at = go_x == side
@@ -56,12 +60,47 @@ def literal_depth2(X, y, Z, C, penalty="l2", intercept_scaling=1.0):
             scaler = StandardScaler().fit(X)
             child = _linear_svc(C, penalty, intercept_scaling).fit(scaler.transform(X[at]), y[at])
             if child.coef_.any():
-                out[go_z == side] = child.predict(scaler.transform(Z[go_z == side]))
+                Zs = scaler.transform(Z[go_z == side])
+                out[go_z == side] = child.predict(Zs)
+                margin[go_z == side] = np.minimum(margin[go_z == side],
+                                                  np.abs(child.decision_function(Zs)))
             else:
                 out[go_z == side] = _majority(y[at])
         else:
             out[go_z == side] = y[at][0] if at.any() else side
-    return out
+    return out, margin
+
+
+def l1_svm_objective(pipe, w, gamma, X, y, C, intercept_scaling):
+    """Liblinear's 1-norm SVM objective (squared hinge; the intercept the weight of a
+    constant column ``intercept_scaling``, penalised like the others), evaluated
+    literally for the rule ``x @ w - gamma`` (original units) in the coordinates of
+    ``pipe``'s StandardScaler, for the labels y (0/1)."""
+    scaler = pipe[0]
+    v, b = w * scaler.scale_, w @ scaler.mean_ - gamma
+    hinge = np.maximum(0.0, 1.0 - np.where(y == 1, 1.0, -1.0) * (scaler.transform(X) @ v + b))
+    return np.abs(v).sum() + abs(b) / intercept_scaling + C * (hinge @ hinge)
+
+
+def assert_root_is_the_svm(tree, X, y, C, penalty, intercept_scaling=1.0):
+    """The tree's root rule against scikit-learn's pipeline on the same data.  L2: the
+    same decision values up to rounding (a strictly convex problem, solved to
+    1e-8 here).  L1: the problem is not strictly convex and the solver stops at a
+    gradient tolerance (1e-4), so 1e-15 rounding of its input (our scaling against
+    StandardScaler's) moves the decision values by up to ~2e-5 (measured over
+    1-ulp perturbations of X) while the objective agrees to ~1e-11: the objective
+    of both rules, evaluated literally, agrees to 1e-8, and the values to 1e-3."""
+    ref = _svm(X, y, C, penalty, intercept_scaling)
+    ours = X @ tree.W[0] - tree.gamma[0]
+    if penalty == "l2":
+        assert np.allclose(ours, ref.decision_function(X), atol=1e-8)
+        return
+    assert np.allclose(ours, ref.decision_function(X), atol=1e-3)
+    coef = ref[-1].coef_[0] / ref[0].scale_  # the reference in original units
+    best = l1_svm_objective(ref, coef, coef @ ref[0].mean_ - ref[-1].intercept_[0], X, y, C,
+                            intercept_scaling)
+    assert np.isclose(l1_svm_objective(ref, tree.W[0], tree.gamma[0], X, y, C, intercept_scaling),
+                      best, rtol=1e-8, atol=0)
 
 
 def literal_pruned(X, y, Z, C):
@@ -82,12 +121,10 @@ def test_root_decision_is_sklearns_linear_svm(C, penalty):
     X, y = _data()
     tree, n_iter = svm_tree(gto.Tree.from_structure((0, 1), X.shape[1]), X, y, C=C,
                             penalty=penalty)
+    assert_root_is_the_svm(tree, X, y, C, penalty)  # the scaling folded back
     ref = _svm(X, y, C, penalty)
-    # same hyperplane: decision values equal up to rounding (scaling folded back; the
-    # L1 solver's stopping tolerance, 1e-4, turns 1e-15 input rounding into 1e-6)
-    atol = 1e-8 if penalty == "l2" else 1e-5
-    assert np.allclose(X @ tree.W[0] - tree.gamma[0], ref.decision_function(X), atol=atol)
-    assert np.array_equal(tree.predict(X), ref.predict(X)) and n_iter >= 1
+    sure = np.abs(ref.decision_function(X)) > 1e-3  # not within the L1 solver's tolerance
+    assert np.array_equal(tree.predict(X)[sure], ref.predict(X)[sure]) and n_iter >= 1
     assert np.allclose(tree.leaf_counts.sum(), len(y))  # training data recorded
 
 
@@ -98,11 +135,12 @@ def test_depth2_tree_equals_the_tree_built_by_hand(penalty, intercept_scaling):
     for C in (0.01, 0.1, 1.0):
         tree, _ = svm_tree(gto.Tree.complete(2, [0, 1], X.shape[1]), X, y, C=C, penalty=penalty,
                            intercept_scaling=intercept_scaling)
-        assert np.array_equal(tree.predict(Z), literal_depth2(X, y, Z, C, penalty, intercept_scaling))
+        expected, margin = literal_depth2(X, y, Z, C, penalty, intercept_scaling)
+        sure = margin > (1e-8 if penalty == "l2" else 1e-3)  # see assert_root_is_the_svm
+        assert np.mean(sure) > 0.95
+        assert np.array_equal(tree.predict(Z)[sure], expected[sure])
         # the root sends the first class left (documented; the tree is symmetric)
-        assert np.allclose(X @ tree.W[0] - tree.gamma[0],
-                           _svm(X, y, C, penalty, intercept_scaling).decision_function(X),
-                           atol=1e-8 if penalty == "l2" else 1e-5)
+        assert_root_is_the_svm(tree, X, y, C, penalty, intercept_scaling)
 
 
 def test_l1_trees_drop_features_and_a_weightless_decision_goes_to_the_majority():
@@ -256,12 +294,14 @@ def test_cv_scores_of_the_svm_candidates_are_hand_run_cross_validation():
     assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.learners._estimator.SVM_C_GRID)
     for i in svm_rows:
         C = res["params"][i]["svm_C"]
-        literal = np.mean([np.mean(literal_depth2(X[tr], y[tr], X[te], C,
-                                                  gto.learners._estimator.SVM_PENALTY,
-                                                  gto.learners._estimator.SVM_INTERCEPT_SCALING)
-                                   == y[te])
-                           for tr, te in folds])
-        assert res["mean_test_score"][i] == pytest.approx(literal, abs=1e-12)
+        right, unsure = [], []  # per fold: held-out accuracy; share within the solver's tolerance
+        for tr, te in folds:
+            pred, margin = literal_depth2(X[tr], y[tr], X[te], C, gto.learners._estimator.SVM_PENALTY,
+                                          gto.learners._estimator.SVM_INTERCEPT_SCALING)
+            right.append(np.mean(pred == y[te]))
+            unsure.append(np.mean(margin <= 1e-3))  # see assert_root_is_the_svm
+        assert np.mean(unsure) < 0.02
+        assert res["mean_test_score"][i] == pytest.approx(np.mean(right), abs=np.mean(unsure) + 1e-12)
 
 
 def test_cv_does_not_pick_an_svm_tree_on_a_planted_xor_tree():
@@ -338,7 +378,7 @@ def test_the_auto_grids_alpha0_search_starts_at_the_svm_tree_then_the_portfolio(
         Xf, yf, res = call["X"], call["y"], call["res"]
         assert call["init"] == "tree"
         assert [kind for kind, _ in call["runs"]] == ["tree", "greedy", "cart"][:call["restarts"]]
-        literal = literal_depth2(Xf, yf, Xf, gto.learners._estimator.SVM_START_C)
+        literal = literal_depth2(Xf, yf, Xf, gto.learners._estimator.SVM_START_C)[0]  # L2: exact
         key = Xf.tobytes()
         if call["restarts"] == second and len(yf) < len(y):
             literal = first[key].predict(Xf)
