@@ -313,18 +313,23 @@ import gto
 if len(sys.argv) > 2:  # pretend to have that many cores: only the work caps the workers
     joblib.cpu_count = lambda *args, **kwargs: int(sys.argv[2])
 me, seen, done = psutil.Process(), set(), threading.Event()
-def workers():
+mine = me.cmdline()
+def workers(started=False):
+    # child processes other than the resource tracker; started: only those past their
+    # exec (between fork and exec a child shows no command line, or ours, and may yet
+    # become the resource tracker)
     kids = []
     for c in me.children(recursive=True):
         try:
-            if "resource_tracker" not in " ".join(c.cmdline()):
+            line = c.cmdline()
+            if "resource_tracker" not in " ".join(line) and not (started and line in ([], mine)):
                 kids.append(c.pid)
         except psutil.Error:
             pass
     return kids
 def watch():
     while not done.is_set():
-        seen.update(workers())
+        seen.update(workers(started=True))
         time.sleep(0.005)
 watcher = threading.Thread(target=watch)
 watcher.start()
