@@ -58,6 +58,16 @@ def well_conditioned(M, Minv=None):
     return bool(np.isfinite(M).all() and _well_conditioned(M, MAX_COND, Minv, False))
 
 
+def decision_part(flat, off, d, per_row=1):
+    """Decision ``d``'s part of a flat buffer holding every decision's per-row values
+    in turn, ``per_row`` values a row (``off[d]``: decision d's first row, ``off[-1]``
+    all rows): the one layout the problem's rows, a walker's blocks and the compiled
+    loop share (:class:`gto.engine._problem.TripleRows`,
+    :func:`gto.engine._tabu_loop.adopt_blocks`; compiled, ``_tabu_loop._rows`` and
+    ``_mat``).  A view; the caller reshapes it."""
+    return flat[per_row * off[d]:per_row * off[d + 1]]
+
+
 #: the arrays a :class:`Block` may hold in a caller's arrays (``Block(out=...)``)
 OUT = ("rhs", "tight", "in_block", "position", "ybasic", "Binv", "G", "theta", "r", "rabs")
 

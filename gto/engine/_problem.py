@@ -12,6 +12,7 @@ import numpy as np
 from ..model.tree import Tree
 from ..utils._memory import check_fits
 from ..utils._validation import check_fit_data
+from ._block import decision_part
 from ._formulation import build_triples, class_leaf_mask, decision_errors, merge_duplicates
 from ._kernels import BOUNDARY_TOL, misclassified
 from ._objectives import OBJECTIVES, lexicographic, lexicographic_eps, point_errors
@@ -151,9 +152,10 @@ class TripleRows:
         holding every decision's in turn, the layout a walker's blocks share them in
         (:func:`gto.engine._tabu_loop.adopt_blocks`), so that the walkers' blocks view
         these instead of each making and concatenating copies."""
-        m, bounds = self.m, list(zip(self.row_start[:-1].tolist(), self.row_start[1:].tolist()))
-        self.rows = [self._flat[m * a:m * b].reshape(b - a, m) for a, b in bounds]
-        self.rows_t = [self._flat_t[m * a:m * b].reshape(m, b - a) for a, b in bounds]
+        m, off = self.m, self.row_start.tolist()
+        sizes = np.diff(self.row_start).tolist()
+        self.rows = [decision_part(self._flat, off, d, m).reshape(k, m) for d, k in enumerate(sizes)]
+        self.rows_t = [decision_part(self._flat_t, off, d, m).reshape(m, k) for d, k in enumerate(sizes)]
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -43,7 +43,7 @@ from numba import njit
 from tabu._select import best_admissible, frequency_term
 
 from . import _block
-from ._block import CHECK_EVERY, REFACTOR_EVERY
+from ._block import CHECK_EVERY, REFACTOR_EVERY, decision_part
 from ._kernels import (
     block_step,
     edge_slots,
@@ -574,7 +574,7 @@ def adopt_blocks(blocks, previous=None):
             part = buffers[name]
             shape = getattr(b, name).shape
             k = math.prod(shape) // sizes[d] if sizes[d] else 0  # per row (ints: no numpy call)
-            setattr(b, name, part[k * off[d]:k * off[d + 1]].reshape(shape))
+            setattr(b, name, decision_part(part, off, d, k).reshape(shape))
     return buffers, off
 
 
@@ -592,12 +592,12 @@ def block_buffers(problem):
                "rows": B._flat, "rhs": np.empty(R), "in_block": np.empty(R, dtype=bool),
                "position": np.empty(R, dtype=np.int64), "ybasic": np.empty(R, dtype=bool),
                "r": np.empty(R), "rabs": np.empty(R)}
-    views = []
-    for d, (a, b) in enumerate(zip(off[:-1].tolist(), off[1:].tolist())):
+    views, rows = [], off.tolist()
+    for d in range(D):
         view = {name: buffers[name][d] for name in STACKED}
-        view["G"] = buffers["G"][m * a:m * b].reshape(m, b - a)
+        view["G"] = decision_part(buffers["G"], rows, d, m).reshape(m, rows[d + 1] - rows[d])
         for name in ("rhs", "in_block", "position", "ybasic", "r", "rabs"):
-            view[name] = buffers[name][a:b]
+            view[name] = decision_part(buffers[name], rows, d)
         views.append(view)
     return (buffers, off), views
 
