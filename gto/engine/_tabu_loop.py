@@ -388,19 +388,11 @@ def _diversify(A, S, it, asp, rng):
     once one is (``K - best <= K - (V + K) <= 0``), so the order among them
     changes nothing.
 
-    Every decision that pivoted has its whole edge table made (:func:`edges`),
-    although its moves' ``K`` could be bounded without its ratio tests, from
-    the entering variables and the largest F of the variables that can leave:
-    such a bound does not prune.  The winning moves mostly enter a variable never
-    basic (``F[e] = 0``) and leave one never moved (``F[l] = 0``), so their
-    ``K`` sits at ``-weight * it``, the bound of any edge entering a never-basic
-    variable, and a decision that pivoted has such edges (a tight row's
-    variable of the other sign).  Nor is ``F <= 0`` for basic variables
-    (entered last: :func:`after_move`) a safe bound: a slack changing sign
-    outside a pivot (:func:`gto.engine._kernels.basic_of_sign`) makes the other
-    variable of its row basic with its past F.  Testing the edges one by one
-    (``ratio_one``) as their bounds come up, exact, costs more than the table
-    (docs/speed.md, round 20).
+    Every decision that pivoted has its whole edge table made (:func:`edges`):
+    bounding its moves' ``K`` from the entering variables, without its ratio
+    tests, does not prune, since the winning moves mostly enter and leave
+    variables never moved, whose ``K`` is that bound's floor ``-weight * it``
+    (docs/speed.md, round 14).
     """
     E, L, V, F = S.E, S.L, S.V, S.F
     last_left, last_entered, par = S.last_left, S.last_entered, S.par
