@@ -295,7 +295,7 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     return steps, rows
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1);
     the rule of :func:`_ratio_columns`."""
@@ -304,7 +304,7 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     return steps[s], rows[s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """Ratio tests of every edge, q with sigma=+1 then q with sigma=-1, by the
     rule of :func:`_ratio_columns`.  The first column is an ``int64``, as in

@@ -91,25 +91,25 @@ FP_DELTA, FP_ZERO, FP_TOL = range(3)
 
 # -- the walker ------------------------------------------------------------------
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _rows(off, flat, d):
     """Decision d's part of a per-row array of the blocks (``off``: where each starts)."""
     return flat[off[d]:off[d + 1]]
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _mat(off, m, flat, d):
     """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
     return flat[m * off[d]:m * off[d + 1]].reshape((m, off[d + 1] - off[d]))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _row_mat(off, m, flat, d):
     """Decision d's (rows, m) matrix of a flat per-block buffer (``rows``)."""
     return flat[m * off[d]:m * off[d + 1]].reshape((off[d + 1] - off[d], m))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def finish(ints, floats, total, count):
     """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`);
     ``ints``, ``floats``: a :data:`TreeArrays`' scalars (:data:`I_OBJ`, :data:`F_EPS`,
@@ -122,7 +122,7 @@ def finish(ints, floats, total, count):
     return count + floats[F_EPS] * total / (total + floats[F_SCALE])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _ratio_rows(off, m, G, rabs, ybasic, in_block, d):
     """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
     return _mat(off, m, G, d), _rows(off, rabs, d), _rows(off, ybasic, d), _rows(off, in_block, d)
@@ -209,7 +209,7 @@ def locate(A, e):
     sigma = 1.0 if k >= R else -1.0
     t = k - R if k >= R else k
     d = row_decision[t]
-    q = _rows(off, position, d)[t - row_start[d]]
+    q = position[off[d] + t - row_start[d]]  # decision d's row t: no view
     if q < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
     if fresh[d]:  # the fields each path reads, read there: a field read is reference-counted
@@ -323,13 +323,13 @@ def refuse(A, d, q, sigma):
 
 # -- the search (tabu.epts's rules) ----------------------------------------------------------
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _level(v, tol):
     """``v - tol * max(|v|, 1)``; +inf stays +inf."""
     return v - tol * (abs(v) if abs(v) > 1.0 else 1.0) if v < np.inf else v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _is_tabu(last_left, last_entered, par, e, l, it):
     return (last_left[e] >= it - par[P_TE]) or (last_entered[l] >= it - par[P_TL])
 
