@@ -50,7 +50,7 @@ from ._kernels import (
     exact_vertex,
     leaf_terms,
     move_sums,
-    product_move_sums,
+    product_move_sums_into,
     ratio_all,
     ratio_one,
     refactor,
@@ -73,8 +73,9 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
 #: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
-#: ``floats`` hold the scalars (I_*, F_*); the compiled loop reads them through a
-#: :class:`TreeState` (:func:`loop_state`)
+#: ``floats`` hold the scalars (I_*, F_*); ``work`` is the loop's scratch (kernels
+#: that allocate nothing have their array arguments' reference counts pruned); the
+#: compiled loop reads them through a :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
@@ -235,7 +236,7 @@ def move_value(A, d, q, c):
     ints, z, h = A.ints, A.Zt[d], A.H[d, q]
     ELt, ERt, LE, sides, weight = A.ELt, A.ERt, A.LE, A.sides, A.weight
     if ints[I_OBJ] == 0:  # the product: its passes (the same bits)
-        s0, s1 = product_move_sums(z, h, c, d, ELt, ERt, LE, sides, A.leaf_ok, weight, ints[I_P])
+        s0, s1 = product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, A.leaf_ok, weight, ints[I_P], A.work)
     else:
         s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, A.point_leaves, weight, ints[I_P], False)
     return finish(ints, A.floats, s0, s1)
@@ -636,7 +637,8 @@ def tree_arrays(walker, max_iter):
         row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
-        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1)
+        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
+        work=np.empty((3, P.data.N)))
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
