@@ -248,23 +248,21 @@ def walker_pivot(A, d, q, sigma, leave):
     :meth:`gto.engine._block.Block.pivot`), every ``I_EXACT`` pivots with the
     cached errors recomputed exactly first.
     Returns 1 done, 0 refused (block unchanged: a pivot element numerically 0, or
-    the refactorisation due found the new block singular)."""
+    the refactorisation due found the new block singular).
+
+    The fields of ``A`` the refactorisation (``rows``, ``X1``) and a new fewest-errors
+    vertex (``theta``, ``best_theta``) need are read on those paths only: each field
+    read is reference-counted."""
     ints, floats, off, updates, fresh, stale = A.ints, A.floats, A.off, A.updates, A.fresh, A.stale
     Binv, H, theta, tight, coord, n_coord = (A.Binv[d], A.H[d], A.theta[d], A.tight[d], A.coord[d],
                                              A.n_coord[d])
-    G_all, rows_t_all, rows_all, X1, thetas, best_theta = (A.G, A.rows_t, A.rows, A.X1, A.theta,
-                                                           A.best_theta)
+    G_all, rows_t_all = A.G, A.rows_t
     r_all, rabs_all, ybasic_all, in_block_all, position_all, rhs_all = (A.r, A.rabs, A.ybasic,
                                                                         A.in_block, A.position, A.rhs)
-    X1t, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight = (A.X1t, A.Zt, A.znew, A.ELt, A.ERt,
-                                                                A.LE, A.sides, A.point_leaves,
-                                                                A.weight)
-    child_kind, child_index, leaf_ok, wrong, counts = (A.child_kind, A.child_index, A.leaf_ok,
-                                                       A.wrong, A.counts)
     m = ints[I_M]
     due_refactor = (updates[d] + 1) % REFACTOR_EVERY == 0
     check = (updates[d] + 1) % CHECK_EVERY == 0
-    G, rows_t, rows = _mat(off, m, G_all, d), _mat(off, m, rows_t_all, d), _row_mat(off, m, rows_all, d)
+    G, rows_t = _mat(off, m, G_all, d), _mat(off, m, rows_t_all, d)
     r, rabs, ybasic, in_block = (_rows(off, r_all, d), _rows(off, rabs_all, d),
                                  _rows(off, ybasic_all, d), _rows(off, in_block_all, d))
     position, rhs = _rows(off, position_all, d), _rows(off, rhs_all, d)
@@ -276,8 +274,8 @@ def walker_pivot(A, d, q, sigma, leave):
                       due_refactor, check, floats[F_RESIDUAL])
     if code == 0:
         return 0
-    if code == 2 and not refactor(rows, tight, rhs, coord, n_coord, X1, floats[F_MAX_COND], Binv, G,
-                                  H, theta, r, rabs):
+    if code == 2 and not refactor(_row_mat(off, m, A.rows, d), tight, rhs, coord, n_coord, A.X1,
+                                  floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
         Binv[:] = saved[0]
         G[:] = saved[1]
         H[:] = saved[2]
@@ -293,6 +291,11 @@ def walker_pivot(A, d, q, sigma, leave):
     fresh[d] = False
     stale[:] = True
     ints[I_PIVOTS] += 1
+    X1t, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight = (A.X1t, A.Zt, A.znew, A.ELt, A.ERt,
+                                                                A.LE, A.sides, A.point_leaves,
+                                                                A.weight)
+    child_kind, child_index, leaf_ok, wrong, counts = (A.child_kind, A.child_index, A.leaf_ok,
+                                                       A.wrong, A.counts)
     if ints[I_PIVOTS] % ints[I_EXACT] == 0:  # the update below is incremental
         exact_vertex(X1t, theta, d, Zt, ints[I_P], sides, child_kind, child_index, leaf_ok, ELt, ERt,
                      LE, wrong)
@@ -308,6 +311,7 @@ def walker_pivot(A, d, q, sigma, leave):
                                         and value < floats[F_BEST_VALUE]):
         floats[F_BEST_COUNT] = count
         floats[F_BEST_VALUE] = value
+        thetas, best_theta = A.theta, A.best_theta
         for k in range(best_theta.shape[0]):
             best_theta[k] = thetas[k]
         ints[I_BEST_CHANGED] = 1
