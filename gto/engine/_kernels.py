@@ -169,14 +169,15 @@ def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
 
 
 @njit(cache=True)
-def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, mask, p, big):
+def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big):
     """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
-    from p on, in order (eight marks a word, the set bytes found by their trailing
-    zeros), into ``best[c]``, ``row[c]``, for the slots c = c0..c0+k-1 in turn.  Returns
-    the slots with a marked row holding |g| >= ``big[c]``, as bits ``1 << c``.  One call
-    for the k columns rather than one each: each compiled call reference-counts its
-    array arguments."""
-    words = mask.view(np.uint64)
+    from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
+    the set bytes found by their trailing zeros), into ``best[c]``, ``row[c]``, for the
+    slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
+    |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
+    each, and the view made once by the caller: numba keeps the reference counts of
+    a compiled function's array arguments where the function makes a view or an
+    array of its own, and prunes them where it does not."""
     seen = 0
     for c in range(c0, c0 + k):
         big_c = big[c]
@@ -221,7 +222,7 @@ def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, see
 
 
 @njit(cache=True, inline="always")
-def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, big):
+def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, words, big):
     """:func:`_ratio_columns`' rule for column q into ``best[c]``, ``row[c]`` (and ``big[c]``)."""
     T = G.shape[1]
     p = min(RATIO_PREFIX, T)
@@ -232,7 +233,7 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
     seen_big = False
     if p < T:
         _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big[c], mask, c)
-        seen_big = _ratio_marked_rows(G, q, c, 1, tol, rabs, ybasic, best, row, mask, p, big) != 0
+        seen_big = _ratio_marked_rows(G, q, c, 1, tol, rabs, ybasic, best, row, words, p, big) != 0
     _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c], seen_big)
 
 
@@ -277,6 +278,7 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     row = np.empty((3, 2), dtype=np.int64)
     big = np.empty(3)
     mask = np.zeros((min(3, q1 - q0), (T + 7) // 8 * 8), dtype=np.uint8)
+    words = mask.view(np.uint64)
     q = q0
     while q < q1:
         k = min(3, q1 - q)
@@ -286,13 +288,14 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
                                 RATIO_BIG if p < T else 1.0)
             if p < T:
                 _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
-            seen = _ratio_marked_rows(G, q, 0, 3, tol, rabs, ybasic, best, row, mask, p, big)
+            seen = _ratio_marked_rows(G, q, 0, 3, tol, rabs, ybasic, best, row, words, p, big)
             for c in range(3):  # column c's floor reads and writes its slot c only
                 _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c],
                              (seen >> c) & 1 != 0)
         else:
             for c in range(k):
-                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, big)
+                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, words,
+                                  big)
         for c in range(k):
             steps[q + c], rows[q + c] = best[c, 0], row[c, 0]
             steps[m + q + c], rows[m + q + c] = best[c, 1], row[c, 1]
