@@ -202,17 +202,26 @@ def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big)
 
 
 @njit(cache=True, inline="always")
-def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big):
+def _floor_may_bind(G, q, rtol, row, c, big, seen_big):
+    """Whether the relative floor (:func:`_ratio_floor`) may bind on column q's winners
+    ``row[c]``.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big``
+    are above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
+    not needed."""
+    r0, r1 = row[c, 0], row[c, 1]
+    g0 = abs(G[q, r0]) if r0 >= 0 else 0.0
+    g1 = abs(G[q, r1]) if r1 >= 0 else 0.0
+    bound = rtol * big
+    return seen_big or not ((r0 < 0 or g0 > bound) and (r1 < 0 or g1 > bound))
+
+
+@njit(cache=True, inline="always")
+def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c):
     """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| of column q
     outside the block): where a winner's |g| (``row[c]``) is at or below it, the
-    column is tested again with it.  Unless ``seen_big``, top <= ``big``, so winners
-    above ``rtol * big`` are above the floor (rounding is monotone; a winner's |g|
-    exceeds tol) and top is not needed."""
+    column is tested again with it.  Called where :func:`_floor_may_bind`: most
+    columns skip it, and an inlined function's array arguments are copied, each
+    copy reference-counted, wherever it is called."""
     r0, r1 = row[c, 0], row[c, 1]
-    if not seen_big:
-        bound = rtol * big
-        if (r0 < 0 or abs(G[q, r0]) > bound) and (r1 < 0 or abs(G[q, r1]) > bound):
-            return
     T = G.shape[1]
     floor = max(tol, rtol * _ratio_top(G, q, in_block, T))
     if not ((r0 < 0 or abs(G[q, r0]) > floor) and (r1 < 0 or abs(G[q, r1]) > floor)):
@@ -234,7 +243,8 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
     if p < T:
         _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big[c], mask, c)
         seen_big = _ratio_marked_rows(G, q, c, 1, tol, rabs, ybasic, best, row, words, p, big) != 0
-    _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c], seen_big)
+    if _floor_may_bind(G, q, rtol, row, c, big[c], seen_big):
+        _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c)
 
 
 @njit(cache=True)
@@ -290,8 +300,8 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
                 _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
             seen = _ratio_marked_rows(G, q, 0, 3, tol, rabs, ybasic, best, row, words, p, big)
             for c in range(3):  # column c's floor reads and writes its slot c only
-                _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c],
-                             (seen >> c) & 1 != 0)
+                if _floor_may_bind(G, q + c, rtol, row, c, big[c], (seen >> c) & 1 != 0):
+                    _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c)
         else:
             for c in range(k):
                 _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, words,
