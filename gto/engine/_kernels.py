@@ -522,9 +522,13 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave,
                         sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
         return 0
-    if due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol):
-        return 2
-    return 1
+    return 2 if refactor_due(rows_t, tight, theta, rhs, due_refactor, due_check, residual_tol) else 1
+
+
+@njit(cache=True)
+def refactor_due(rows_t, tight, theta, rhs, due_refactor, due_check, residual_tol):
+    """After :func:`block_update`: whether the block must be refactorised (:func:`block_step`'s 2)."""
+    return due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol)
 
 
 @njit(cache=True)

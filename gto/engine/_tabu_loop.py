@@ -11,7 +11,7 @@ on the walker's arrays in one compiled call, and returns to Python only after
 and callback between chunks of moves, or when the search cannot go on (no
 move, or more than :data:`REFUSALS` refused pivots in one iteration).  Every
 pivot stays compiled: a block's refactorisation (``REFACTOR_EVERY`` updates, or a
-failed residual check, :func:`block_step`) is the compiled
+failed residual check, :func:`gto.engine._kernels.block_step`) is the compiled
 :func:`gto.engine._kernels.refactor` that :meth:`gto.engine._block.Block.refactorise`
 calls too, and the walker's exact recomputation of the cached errors
 (``EXACT_EVERY`` pivots) the compiled :func:`gto.engine._kernels.exact_vertex`
@@ -45,7 +45,7 @@ from tabu._select import best_admissible, frequency_term
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY
 from ._kernels import (
-    block_step,
+    block_update,
     edge_slots,
     exact_vertex,
     leaf_terms,
@@ -54,6 +54,7 @@ from ._kernels import (
     ratio_all,
     ratio_one,
     refactor,
+    refactor_due,
     table_sums,
     vertex_update,
 )
@@ -269,13 +270,14 @@ def walker_pivot(A, d, q, sigma, leave):
     if check or due_refactor:  # a refactorisation may follow, and may fail
         saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
-    code = block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                      theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL],
-                      due_refactor, check, floats[F_RESIDUAL])
-    if code == 0:
+    # gto.engine._kernels.block_step's two steps, called here: one compiled level less,
+    # whose array arguments would be reference-counted
+    if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
+                        theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL]):
         return 0
-    if code == 2 and not refactor(_row_mat(off, m, A.rows, d), tight, rhs, coord, n_coord, A.X1,
-                                  floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
+    due = refactor_due(rows_t, tight, theta, rhs, due_refactor, check, floats[F_RESIDUAL])
+    if due and not refactor(_row_mat(off, m, A.rows, d), tight, rhs, coord, n_coord, A.X1,
+                            floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
         Binv[:] = saved[0]
         G[:] = saved[1]
         H[:] = saved[2]
