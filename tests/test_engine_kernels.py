@@ -378,6 +378,27 @@ def test_product_move_sums_give_the_bits_of_a_literal_loop(seed):
                                                   np.where(np.isnan(want), 0.0, want).view(np.int64))
 
 
+def test_product_move_sums_into_a_used_scratch_gives_the_bits_of_fresh_arrays():
+    """The compiled loop's ``product_move_sums_into`` reuses one scratch for every move:
+    whatever the scratch holds (NaN, or the last move's rows, of another decision and
+    step), the sums are those of ``product_move_sums``, bit for bit."""
+    rng = np.random.default_rng(7)
+    N, n_leaves, D = 200, 5, 4
+    sides = rng.integers(-1, 2, (n_leaves, D)).astype(np.int8)
+    mask = np.asfortranarray(rng.random((N, n_leaves)) < 0.6)
+    LE = np.asfortranarray(rng.uniform(0, 3, (N, n_leaves)))
+    ELt, ERt = rng.uniform(0, 3, (D, N)), rng.uniform(0, 3, (D, N))
+    weight = rng.uniform(0.5, 2, N)
+    z, h = rng.uniform(-2, 2, N), rng.normal(size=N)
+    work = np.full((3, N), np.nan)
+    for d in range(D):
+        for c in (0.0, 0.3, -1.7):
+            for p in (1, 2):
+                want = K.product_move_sums(z, h, c, d, ELt, ERt, LE, sides, mask, weight, p)
+                got = K.product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, mask, weight, p, work)
+                assert np.array(got).view(np.int64).tolist() == np.array(want).view(np.int64).tolist()
+
+
 def _literal_vertex_update(X1t, theta, d, Zt, ELt, ERt, LE, sides, point_leaves, weight, p,
                            product, child_kind, child_index, leaf_ok, wrong):
     """vertex_update written as one loop over the points, in plain Python floats."""

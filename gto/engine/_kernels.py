@@ -59,11 +59,11 @@ def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
     state in ``best[c]`` and ``row[c]`` (per sign ``s``: smallest step so far and its
     row): row t of sign ``s`` takes over when ``|g| > thr`` and ``rabs[t] < best[c, s] * |g|``.
 
-    The helpers below but the prefix's are passed ``G`` and a column (and ``best``,
+    The helpers below are passed ``G`` and a column (and ``best``,
     ``row``, ``mask`` and a slot) rather than views made by the caller per column:
     each view, and each array argument of a compiled call, is reference-counted (an
-    atomic update) at every call.  The prefix's sweep still takes its three rows
-    (a view each a call): ``G`` and a column there were not measured apart."""
+    atomic update) at every call; for the same reason the marked rows of a group of
+    columns are walked in one call (:func:`_ratio_marked_rows`)."""
     for t in range(t0, t1):
         x = G[q, t]
         a = abs(x)
@@ -84,12 +84,13 @@ def _ratio_top(G, q, in_block, t1):
 
 
 @njit(cache=True)
-def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, big, scale):
-    """:func:`_ratio_rule` over rows 0..p-1 of three columns in one sweep (the rows'
-    data read once; the loop written out, with arrays of its own: views of
-    ``best`` or a helper per column made it four times slower), from the empty
-    state; ``big``: ``scale`` times each column's largest |g| outside the block in
-    those rows."""
+def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, scale):
+    """:func:`_ratio_rule` over rows 0..p-1 of columns q, q + 1, q + 2 of ``G`` in one
+    sweep (the rows' data read once; the loop written out, with arrays of its own:
+    views of ``best`` or a helper per column made it four times slower), from the
+    empty state; ``big``: ``scale`` times each column's largest |g| outside the
+    block in those rows.  ``G`` is indexed, not viewed per column (a view is
+    reference-counted)."""
     ba = np.full(2, np.inf)
     bb = np.full(2, np.inf)
     bc = np.full(2, np.inf)
@@ -103,7 +104,7 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
         rt = rabs[t]
         yb = ybasic[t]
         out = not in_block[t]
-        x = ga[t]
+        x = G[q, t]
         a = abs(x)
         if out:
             ta = max(ta, a)
@@ -111,7 +112,7 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
         if a > thr and rt < ba[s] * a:
             ba[s] = rt / a
             ra[s] = t
-        x = gb[t]
+        x = G[q + 1, t]
         a = abs(x)
         if out:
             tb = max(tb, a)
@@ -119,7 +120,7 @@ def _ratio_prefix_three(ga, gb, gc, thr, rabs, ybasic, in_block, p, best, row, b
         if a > thr and rt < bb[s] * a:
             bb[s] = rt / a
             rb[s] = t
-        x = gc[t]
+        x = G[q + 2, t]
         a = abs(x)
         if out:
             tc = max(tc, a)
@@ -144,68 +145,83 @@ def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
     va0, va1, vb0, vb1 = best[0, 0], best[0, 1], best[1, 0], best[1, 1]
     vc0, vc1 = best[2, 0], best[2, 1]
     biga, bigb, bigc = big[0], big[1], big[2]
-    ga, gb, gc = G[q], G[q + 1], G[q + 2]
-    ma, mb, mc = mask[0], mask[1], mask[2]
-    for t in range(ga.shape[0]):
+    for t in range(G.shape[1]):  # G and mask indexed, not viewed: a view is reference-counted
         rt = rabs[t]
         yb = ybasic[t]
-        x = ga[t]
+        x = G[q, t]
         a = abs(x)
-        ma[t] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
-        x = gb[t]
+        mask[0, t] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
+        x = G[q + 1, t]
         a = abs(x)
-        mb[t] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
-        x = gc[t]
+        mask[1, t] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
+        x = G[q + 2, t]
         a = abs(x)
-        mc[t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
+        mask[2, t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
 
 
 @njit(cache=True)
 def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
     """:func:`_ratio_marks_three` for column q into ``mask[c]``."""
-    g, marks = G[q], mask[c]
-    for t in range(g.shape[0]):
-        x = g[t]
+    for t in range(G.shape[1]):
+        x = G[q, t]
         a = abs(x)
-        marks[t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
+        mask[c, t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
 
 
 @njit(cache=True)
-def _ratio_marked_rows(G, q, thr, rabs, ybasic, best, row, c, mask, p, big):
-    """:func:`_ratio_rule` over the rows of column q marked in ``mask[c]`` from p on,
-    in order (eight marks a word, the set bytes found by their trailing zeros), into
-    ``best[c]``, ``row[c]``.  Returns True if a marked row holds |g| >= ``big``."""
-    words = mask.view(np.uint64)
-    seen_big = False
-    for w in range(p // 8, words.shape[1]):
-        bits = words[c, w]
-        while bits != 0:
-            t = 8 * w + int(trailing_zeros(bits) >> 3)
-            bits &= bits - np.uint64(1)
-            if t < p:
-                continue
-            x = G[q, t]
-            a = abs(x)
-            seen_big |= a >= big
-            s = 0 if (x > 0) == ybasic[t] else 1
-            if a > thr and rabs[t] < best[c, s] * a:
-                best[c, s] = rabs[t] / a
-                row[c, s] = t
-    return seen_big
+def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big):
+    """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
+    from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
+    the set bytes found by their trailing zeros), into ``best[c]``, ``row[c]``, for the
+    slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
+    |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
+    each, and the view made once by the caller: numba keeps the reference counts of
+    a compiled function's array arguments where the function makes a view or an
+    array of its own, and prunes them where it does not."""
+    seen = 0
+    for c in range(c0, c0 + k):
+        big_c = big[c]
+        seen_big = False
+        for w in range(p // 8, words.shape[1]):
+            bits = words[c, w]
+            while bits != 0:
+                t = 8 * w + int(trailing_zeros(bits) >> 3)
+                bits &= bits - np.uint64(1)
+                if t < p:
+                    continue
+                x = G[q + c - c0, t]
+                a = abs(x)
+                seen_big |= a >= big_c
+                s = 0 if (x > 0) == ybasic[t] else 1
+                if a > thr and rabs[t] < best[c, s] * a:
+                    best[c, s] = rabs[t] / a
+                    row[c, s] = t
+        if seen_big:
+            seen |= 1 << c
+    return seen
 
 
 @njit(cache=True, inline="always")
-def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big):
+def _floor_may_bind(G, q, rtol, row, c, big, seen_big):
+    """Whether the relative floor (:func:`_ratio_floor`) may bind on column q's winners
+    ``row[c]``.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big``
+    are above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
+    not needed."""
+    r0, r1 = row[c, 0], row[c, 1]
+    g0 = abs(G[q, r0]) if r0 >= 0 else 0.0
+    g1 = abs(G[q, r1]) if r1 >= 0 else 0.0
+    bound = rtol * big
+    return seen_big or not ((r0 < 0 or g0 > bound) and (r1 < 0 or g1 > bound))
+
+
+@njit(cache=True, inline="always")
+def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c):
     """The relative floor ``max(tol, rtol * top)`` (top: the largest |g| of column q
     outside the block): where a winner's |g| (``row[c]``) is at or below it, the
-    column is tested again with it.  Unless ``seen_big``, top <= ``big``, so winners
-    above ``rtol * big`` are above the floor (rounding is monotone; a winner's |g|
-    exceeds tol) and top is not needed."""
+    column is tested again with it.  Called where :func:`_floor_may_bind`: most
+    columns skip it, and an inlined function's array arguments are copied, each
+    copy reference-counted, wherever it is called."""
     r0, r1 = row[c, 0], row[c, 1]
-    if not seen_big:
-        bound = rtol * big
-        if (r0 < 0 or abs(G[q, r0]) > bound) and (r1 < 0 or abs(G[q, r1]) > bound):
-            return
     T = G.shape[1]
     floor = max(tol, rtol * _ratio_top(G, q, in_block, T))
     if not ((r0 < 0 or abs(G[q, r0]) > floor) and (r1 < 0 or abs(G[q, r1]) > floor)):
@@ -215,19 +231,20 @@ def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, see
 
 
 @njit(cache=True, inline="always")
-def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask):
-    """:func:`_ratio_columns`' rule for column q into ``best[c]``, ``row[c]``."""
+def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, words, big):
+    """:func:`_ratio_columns`' rule for column q into ``best[c]``, ``row[c]`` (and ``big[c]``)."""
     T = G.shape[1]
     p = min(RATIO_PREFIX, T)
     best[c, 0] = best[c, 1] = np.inf
     row[c, 0] = row[c, 1] = -1
     _ratio_rule(G, q, tol, rabs, ybasic, best, row, c, 0, p)
-    big = (RATIO_BIG if p < T else 1.0) * _ratio_top(G, q, in_block, p)
+    big[c] = (RATIO_BIG if p < T else 1.0) * _ratio_top(G, q, in_block, p)
     seen_big = False
     if p < T:
-        _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big, mask, c)
-        seen_big = _ratio_marked_rows(G, q, tol, rabs, ybasic, best, row, c, mask, p, big)
-    _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, big, seen_big)
+        _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big[c], mask, c)
+        seen_big = _ratio_marked_rows(G, q, c, 1, tol, rabs, ybasic, best, row, words, p, big) != 0
+    if _floor_may_bind(G, q, rtol, row, c, big[c], seen_big):
+        _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c)
 
 
 @njit(cache=True)
@@ -271,23 +288,24 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     row = np.empty((3, 2), dtype=np.int64)
     big = np.empty(3)
     mask = np.zeros((min(3, q1 - q0), (T + 7) // 8 * 8), dtype=np.uint8)
+    words = mask.view(np.uint64)
     q = q0
     while q < q1:
         k = min(3, q1 - q)
         if k == 3:
             p = min(RATIO_PREFIX, T)
-            _ratio_prefix_three(G[q], G[q + 1], G[q + 2], tol, rabs, ybasic, in_block, p, best, row,
-                                big, RATIO_BIG if p < T else 1.0)
+            _ratio_prefix_three(G, q, tol, rabs, ybasic, in_block, p, best, row, big,
+                                RATIO_BIG if p < T else 1.0)
             if p < T:
                 _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
-            for c in range(3):
-                seen_big = _ratio_marked_rows(G, q + c, tol, rabs, ybasic, best, row, c, mask, p,
-                                              big[c])
-                _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, big[c],
-                             seen_big)
+            seen = _ratio_marked_rows(G, q, 0, 3, tol, rabs, ybasic, best, row, words, p, big)
+            for c in range(3):  # column c's floor reads and writes its slot c only
+                if _floor_may_bind(G, q + c, rtol, row, c, big[c], (seen >> c) & 1 != 0):
+                    _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c)
         else:
             for c in range(k):
-                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask)
+                _ratio_one_column(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c, mask, words,
+                                  big)
         for c in range(k):
             steps[q + c], rows[q + c] = best[c, 0], row[c, 0]
             steps[m + q + c], rows[m + q + c] = best[c, 1], row[c, 1]
@@ -295,7 +313,7 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     return steps, rows
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1);
     the rule of :func:`_ratio_columns`."""
@@ -304,7 +322,7 @@ def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     return steps[s], rows[s]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """Ratio tests of every edge, q with sigma=+1 then q with sigma=-1, by the
     rule of :func:`_ratio_columns`.  The first column is an ``int64``, as in
@@ -504,9 +522,13 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave,
                         sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
         return 0
-    if due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol):
-        return 2
-    return 1
+    return 2 if refactor_due(rows_t, tight, theta, rhs, due_refactor, due_check, residual_tol) else 1
+
+
+@njit(cache=True)
+def refactor_due(rows_t, tight, theta, rhs, due_refactor, due_check, residual_tol):
+    """After :func:`block_update`: whether the block must be refactorised (:func:`block_step`'s 2)."""
+    return due_refactor or (due_check and residual(rows_t, tight, theta, rhs) > residual_tol)
 
 
 @njit(cache=True)
@@ -949,27 +971,38 @@ def product_move_sums(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p):
     point's leaves, with a data-dependent trip count, inside the loop over the
     points, which stays scalar.  The passes per leaf vectorise where ``LE`` and
     ``leaf_ok`` are column-major (the walker's), a leaf's points contiguous."""
+    return product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p,
+                                  np.empty((3, z.shape[0])))
+
+
+@njit(cache=True)
+def product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p, work):
+    """:func:`product_move_sums` with its passes' arrays in the rows of ``work``
+    (3, N: the decision errors' changes, the products), scratch the caller holds.
+    numba's reference-count pruning keeps the counts of a compiled function's
+    array arguments (an atomic update each, at its entry and exit) when the
+    function allocates (the temporaries' releases stop it); without an
+    allocation they are pruned."""
     N = z.shape[0]
-    dl, dr, acc = np.empty(N), np.empty(N), np.empty(N)
     for i in range(N):  # ELt, ERt indexed, not viewed: a view is reference-counted
         el, er = _side_errors(z[i] + c * h[i], p)
-        dl[i] = el - ELt[d, i]
-        dr[i] = er - ERt[d, i]
-        acc[i] = 1.0
+        work[0, i] = el - ELt[d, i]
+        work[1, i] = er - ERt[d, i]
+        work[2, i] = 1.0
     for k in range(LE.shape[1]):
         s = sides[k, d]
         if s < 0:
             for i in range(N):
-                acc[i] = acc[i] * (LE[i, k] + dl[i] if leaf_ok[i, k] else 1.0)
+                work[2, i] = work[2, i] * (LE[i, k] + work[0, i] if leaf_ok[i, k] else 1.0)
         elif s > 0:
             for i in range(N):
-                acc[i] = acc[i] * (LE[i, k] + dr[i] if leaf_ok[i, k] else 1.0)
+                work[2, i] = work[2, i] * (LE[i, k] + work[1, i] if leaf_ok[i, k] else 1.0)
         else:
             for i in range(N):
-                acc[i] = acc[i] * (LE[i, k] + 0.0 if leaf_ok[i, k] else 1.0)
+                work[2, i] = work[2, i] * (LE[i, k] + 0.0 if leaf_ok[i, k] else 1.0)
     s0 = 0.0
     for i in range(N):
-        s0 += weight[i] * acc[i]
+        s0 += weight[i] * work[2, i]
     return s0, 0.0
 
 

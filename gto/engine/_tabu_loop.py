@@ -11,7 +11,7 @@ on the walker's arrays in one compiled call, and returns to Python only after
 and callback between chunks of moves, or when the search cannot go on (no
 move, or more than :data:`REFUSALS` refused pivots in one iteration).  Every
 pivot stays compiled: a block's refactorisation (``REFACTOR_EVERY`` updates, or a
-failed residual check, :func:`block_step`) is the compiled
+failed residual check, :func:`gto.engine._kernels.block_step`) is the compiled
 :func:`gto.engine._kernels.refactor` that :meth:`gto.engine._block.Block.refactorise`
 calls too, and the walker's exact recomputation of the cached errors
 (``EXACT_EVERY`` pivots) the compiled :func:`gto.engine._kernels.exact_vertex`
@@ -45,15 +45,16 @@ from tabu._select import best_admissible, frequency_term
 from . import _block
 from ._block import CHECK_EVERY, REFACTOR_EVERY, decision_part
 from ._kernels import (
-    block_step,
+    block_update,
     edge_slots,
     exact_vertex,
     leaf_terms,
     move_sums,
-    product_move_sums,
+    product_move_sums_into,
     ratio_all,
     ratio_one,
     refactor,
+    refactor_due,
     table_sums,
     vertex_update,
 )
@@ -73,8 +74,9 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
 #: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
-#: ``floats`` hold the scalars (I_*, F_*); the compiled loop reads them through a
-#: :class:`TreeState` (:func:`loop_state`)
+#: ``floats`` hold the scalars (I_*, F_*); ``work`` is the loop's scratch (kernels
+#: that allocate nothing have their array arguments' reference counts pruned); the
+#: compiled loop reads them through a :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
@@ -91,25 +93,25 @@ FP_DELTA, FP_ZERO, FP_TOL = range(3)
 
 # -- the walker ------------------------------------------------------------------
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _rows(off, flat, d):
     """Decision d's part of a per-row array of the blocks (``off``: where each starts)."""
     return flat[off[d]:off[d + 1]]
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _mat(off, m, flat, d):
     """Decision d's (m, rows) matrix of a flat per-block buffer (``G``, ``rows_t``)."""
     return flat[m * off[d]:m * off[d + 1]].reshape((m, off[d + 1] - off[d]))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _row_mat(off, m, flat, d):
     """Decision d's (rows, m) matrix of a flat per-block buffer (``rows``)."""
     return flat[m * off[d]:m * off[d + 1]].reshape((off[d + 1] - off[d], m))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def finish(ints, floats, total, count):
     """Objective value from a move's sums (:meth:`gto.engine._problem.Objective.finish`);
     ``ints``, ``floats``: a :data:`TreeArrays`' scalars (:data:`I_OBJ`, :data:`F_EPS`,
@@ -122,7 +124,7 @@ def finish(ints, floats, total, count):
     return count + floats[F_EPS] * total / (total + floats[F_SCALE])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _ratio_rows(off, m, G, rabs, ybasic, in_block, d):
     """Decision d's (G, rabs, ybasic, in_block): what its ratio tests read."""
     return _mat(off, m, G, d), _rows(off, rabs, d), _rows(off, ybasic, d), _rows(off, in_block, d)
@@ -209,7 +211,7 @@ def locate(A, e):
     sigma = 1.0 if k >= R else -1.0
     t = k - R if k >= R else k
     d = row_decision[t]
-    q = _rows(off, position, d)[t - row_start[d]]
+    q = position[off[d] + t - row_start[d]]  # decision d's row t: no view
     if q < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
     if fresh[d]:  # the fields each path reads, read there: a field read is reference-counted
@@ -235,7 +237,7 @@ def move_value(A, d, q, c):
     ints, z, h = A.ints, A.Zt[d], A.H[d, q]
     ELt, ERt, LE, sides, weight = A.ELt, A.ERt, A.LE, A.sides, A.weight
     if ints[I_OBJ] == 0:  # the product: its passes (the same bits)
-        s0, s1 = product_move_sums(z, h, c, d, ELt, ERt, LE, sides, A.leaf_ok, weight, ints[I_P])
+        s0, s1 = product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, A.leaf_ok, weight, ints[I_P], A.work)
     else:
         s0, s1 = move_sums(z, h, c, d, ELt, ERt, LE, sides, A.point_leaves, weight, ints[I_P], False)
     return finish(ints, A.floats, s0, s1)
@@ -247,36 +249,35 @@ def walker_pivot(A, d, q, sigma, leave):
     :meth:`gto.engine._block.Block.pivot`), every ``I_EXACT`` pivots with the
     cached errors recomputed exactly first.
     Returns 1 done, 0 refused (block unchanged: a pivot element numerically 0, or
-    the refactorisation due found the new block singular)."""
+    the refactorisation due found the new block singular).
+
+    The fields of ``A`` the refactorisation (``rows``, ``X1``) and a new fewest-errors
+    vertex (``theta``, ``best_theta``) need are read on those paths only: each field
+    read is reference-counted."""
     ints, floats, off, updates, fresh, stale = A.ints, A.floats, A.off, A.updates, A.fresh, A.stale
     Binv, H, theta, tight, coord, n_coord = (A.Binv[d], A.H[d], A.theta[d], A.tight[d], A.coord[d],
                                              A.n_coord[d])
-    G_all, rows_t_all, rows_all, X1, thetas, best_theta = (A.G, A.rows_t, A.rows, A.X1, A.theta,
-                                                           A.best_theta)
+    G_all, rows_t_all = A.G, A.rows_t
     r_all, rabs_all, ybasic_all, in_block_all, position_all, rhs_all = (A.r, A.rabs, A.ybasic,
                                                                         A.in_block, A.position, A.rhs)
-    X1t, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight = (A.X1t, A.Zt, A.znew, A.ELt, A.ERt,
-                                                                A.LE, A.sides, A.point_leaves,
-                                                                A.weight)
-    child_kind, child_index, leaf_ok, wrong, counts = (A.child_kind, A.child_index, A.leaf_ok,
-                                                       A.wrong, A.counts)
     m = ints[I_M]
     due_refactor = (updates[d] + 1) % REFACTOR_EVERY == 0
     check = (updates[d] + 1) % CHECK_EVERY == 0
-    G, rows_t, rows = _mat(off, m, G_all, d), _mat(off, m, rows_t_all, d), _row_mat(off, m, rows_all, d)
+    G, rows_t = _mat(off, m, G_all, d), _mat(off, m, rows_t_all, d)
     r, rabs, ybasic, in_block = (_rows(off, r_all, d), _rows(off, rabs_all, d),
                                  _rows(off, ybasic_all, d), _rows(off, in_block_all, d))
     position, rhs = _rows(off, position_all, d), _rows(off, rhs_all, d)
     if check or due_refactor:  # a refactorisation may follow, and may fail
         saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
-    code = block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                      theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL],
-                      due_refactor, check, floats[F_RESIDUAL])
-    if code == 0:
+    # gto.engine._kernels.block_step's two steps, called here: one compiled level less,
+    # whose array arguments would be reference-counted
+    if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
+                        theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL]):
         return 0
-    if code == 2 and not refactor(rows, tight, rhs, coord, n_coord, X1, floats[F_MAX_COND], Binv, G,
-                                  H, theta, r, rabs):
+    due = refactor_due(rows_t, tight, theta, rhs, due_refactor, check, floats[F_RESIDUAL])
+    if due and not refactor(_row_mat(off, m, A.rows, d), tight, rhs, coord, n_coord, A.X1,
+                            floats[F_MAX_COND], Binv, G, H, theta, r, rabs):
         Binv[:] = saved[0]
         G[:] = saved[1]
         H[:] = saved[2]
@@ -292,6 +293,11 @@ def walker_pivot(A, d, q, sigma, leave):
     fresh[d] = False
     stale[:] = True
     ints[I_PIVOTS] += 1
+    X1t, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight = (A.X1t, A.Zt, A.znew, A.ELt, A.ERt,
+                                                                A.LE, A.sides, A.point_leaves,
+                                                                A.weight)
+    child_kind, child_index, leaf_ok, wrong, counts = (A.child_kind, A.child_index, A.leaf_ok,
+                                                       A.wrong, A.counts)
     if ints[I_PIVOTS] % ints[I_EXACT] == 0:  # the update below is incremental
         exact_vertex(X1t, theta, d, Zt, ints[I_P], sides, child_kind, child_index, leaf_ok, ELt, ERt,
                      LE, wrong)
@@ -307,6 +313,7 @@ def walker_pivot(A, d, q, sigma, leave):
                                         and value < floats[F_BEST_VALUE]):
         floats[F_BEST_COUNT] = count
         floats[F_BEST_VALUE] = value
+        thetas, best_theta = A.theta, A.best_theta
         for k in range(best_theta.shape[0]):
             best_theta[k] = thetas[k]
         ints[I_BEST_CHANGED] = 1
@@ -323,13 +330,13 @@ def refuse(A, d, q, sigma):
 
 # -- the search (tabu.epts's rules) ----------------------------------------------------------
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _level(v, tol):
     """``v - tol * max(|v|, 1)``; +inf stays +inf."""
     return v - tol * (abs(v) if abs(v) > 1.0 else 1.0) if v < np.inf else v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _is_tabu(last_left, last_entered, par, e, l, it):
     return (last_left[e] >= it - par[P_TE]) or (last_entered[l] >= it - par[P_TL])
 
@@ -642,7 +649,8 @@ def tree_arrays(walker, max_iter):
         row_decision=np.asarray(P.blocks.row_decision, dtype=np.int64),
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
-        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1)
+        best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
+        work=np.empty((3, P.data.N)))
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
