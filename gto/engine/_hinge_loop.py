@@ -61,7 +61,20 @@ def pairwise_sum(a):
 
 
 @njit(cache=True)
-def _side_mean(X1, points, go_left, left, sums):
+def _side_sum(values, points, go_left, left, scratch):
+    """``(values[points][go_left == left].sum(), count)`` with numpy's bits (its pairwise
+    sum from 0.0 of a contiguous array): the side's values gathered in order into
+    ``scratch``."""
+    n = 0
+    for t in range(points.shape[0]):
+        if go_left[t] == left:
+            scratch[n] = values[points[t]]
+            n += 1
+    return 0.0 + pairwise_sum(scratch[:n]), n
+
+
+@njit(cache=True)
+def _side_mean(X1, points, go_left, left, sums, scratch):
     """Mean of the columns but the last of ``X1[points]`` over the points on ``left``'s
     side, with ``X[go_left == left, :-1].mean(axis=0)``'s bits: numpy adds the rows in
     order from 0.0, or, for one column (a contiguous sum), pairwise from 0.0.  Into
@@ -70,12 +83,7 @@ def _side_mean(X1, points, go_left, left, sums):
     sums[:] = 0.0
     count = 0
     if n == 1:
-        column = np.empty(points.shape[0])
-        for t in range(points.shape[0]):
-            if go_left[t] == left:
-                column[count] = X1[points[t], 0]
-                count += 1
-        sums[0] = 0.0 + pairwise_sum(column[:count])
+        sums[0], count = _side_sum(X1[:, 0], points, go_left, left, scratch)
     else:
         for t in range(points.shape[0]):
             if go_left[t] == left:
@@ -96,18 +104,9 @@ def robust_lp_rows(X1, weight, points, go_left):
     (tests/test_hinge_lp_compiled.py).  Returns ``(rows, rows_t, cost, mean_l, mean_r)``."""
     T, m = points.shape[0], X1.shape[1]
     rows, rows_t, cost = np.empty((T, m)), np.empty((m, T)), np.empty(T)
-    weights, n_left = np.empty(T), 0
-    for t in range(T):
-        if go_left[t]:
-            weights[n_left] = weight[points[t]]
-            n_left += 1
-    total_left = 0.0 + pairwise_sum(weights[:n_left])
-    n_right = 0
-    for t in range(T):
-        if not go_left[t]:
-            weights[n_right] = weight[points[t]]
-            n_right += 1
-    total_right = 0.0 + pairwise_sum(weights[:n_right])
+    scratch = np.empty(T)
+    total_left = _side_sum(weight, points, go_left, True, scratch)[0]
+    total_right = _side_sum(weight, points, go_left, False, scratch)[0]
     for t in range(T):
         x = X1[points[t]]
         side = -1.0 if go_left[t] else 1.0
@@ -116,8 +115,8 @@ def robust_lp_rows(X1, weight, points, go_left):
             rows_t[j, t] = rows[t, j]
         cost[t] = weight[points[t]] / (total_left if go_left[t] else total_right)
     mean_l, mean_r = np.empty(m - 1), np.empty(m - 1)
-    _side_mean(X1, points, go_left, True, mean_l)
-    _side_mean(X1, points, go_left, False, mean_r)
+    _side_mean(X1, points, go_left, True, mean_l, scratch)
+    _side_mean(X1, points, go_left, False, mean_r, scratch)
     return rows, rows_t, cost, mean_l, mean_r
 
 
