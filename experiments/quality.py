@@ -150,6 +150,16 @@ def arms(peer_names=PEERS, gto_params=None, depth=2, gto_arms=None):
     return {name: scaled(fit) for name, fit in named.items()}, notes
 
 
+#: splits per outer shuffle seed (5 folds, or 5 draws of the generated data): seed s's
+#: splits are numbered SPLITS_PER_SEED * s onwards (:func:`splits`, :func:`shuffle_seed`)
+SPLITS_PER_SEED = 5
+
+
+def shuffle_seed(split):
+    """The outer shuffle seed of split number ``split`` (:func:`splits`' numbering)."""
+    return split // SPLITS_PER_SEED
+
+
 def splits(names, quick=False, shuffles=(0,)):
     """Splits of the named data sets: 5-fold CV (the first fold only if ``quick``),
     once per outer shuffle seed s in ``shuffles`` (repeated CV: the big sets'
@@ -157,15 +167,15 @@ def splits(names, quick=False, shuffles=(0,)):
     5 s + 4).  Seed s's folds are numbered 5 s to 5 s + 4 (the generated data by
     their draw), so that every row of a data set and arm is its own split, in one
     run or in runs combined (:func:`combine`)."""
-    folds, repeats = (1, 1) if quick else (None, 5)
+    folds, repeats = (1, 1) if quick else (None, SPLITS_PER_SEED)
     out = []
     for seed in shuffles:
         for name in names:
             if name == SYNTHETIC:
-                out += synthetic_splits(10, 500, 2000, repeats, start=5 * seed)
+                out += synthetic_splits(10, 500, 2000, repeats, start=SPLITS_PER_SEED * seed)
             else:
                 cap = BIG_SAMPLE if name in BIG else None
-                out += [s._replace(split=s.split + 5 * seed)
+                out += [s._replace(split=s.split + SPLITS_PER_SEED * seed)
                         for s in cv_splits(name, folds=folds, seed=seed, max_samples=cap)]
     return out
 
@@ -361,13 +371,13 @@ def combine(paths, out="results", depth=2):
     for path in paths:
         for r in read_csv(path):
             r["nonzero"] = float(r["nonzero"]) if r.get("nonzero") else ""
-            rows[r["dataset"], r["arm"], int(r["split"])] = r
+            rows[r["dataset"], r["arm"], r["split"]] = r
     data = [d for d in DATA if any(key[0] == d for key in rows)]
     arm_order = list(dict.fromkeys(key[1] for key in rows))  # as first seen
     merged = [rows[key] for d in data
               for key in sorted((k for k in rows if k[0] == d), key=lambda k: (arm_order.index(k[1]), k[2]))]
     arm_names = list(dict.fromkeys(r["arm"] for r in merged))
-    seeds = sorted({r["split"] // 5 for r in merged})  # :func:`splits`' numbering
+    seeds = sorted({shuffle_seed(r["split"]) for r in merged})
     return report(merged, arm_names, out, data,
                   extra=[f"combined from {len(paths)} runs: {', '.join(paths)}"], depth=depth,
                   shuffles=seeds)

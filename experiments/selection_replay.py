@@ -588,7 +588,7 @@ def main(argv=None):
         for r, other in enumerate(more, 1):
             collect(args.data, other, repeat=r, shuffles=args.shuffles)
     records = [r for r in load(path) if r["dataset"] in args.data
-               and r["split"] // 5 in args.shuffles]  # quality.splits' numbering
+               and quality.shuffle_seed(r["split"]) in args.shuffles]
     if not more:
         print(replay_table(records))
         return
