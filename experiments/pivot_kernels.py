@@ -31,6 +31,8 @@ from gto.model.tree import Tree
 
 INCREMENTAL = "incremental" in inspect.signature(K.block_update.py_func).parameters
 NEW_VERTEX = "h" in inspect.signature(K.vertex_update.py_func).parameters
+#: kernels that take their scratch from the caller (``work``)
+SCRATCH = "work" in inspect.signature(K.block_update.py_func).parameters
 
 
 def _pivot_loop():
@@ -45,6 +47,18 @@ def _pivot_loop():
                 K.block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q,
                                leave, 1.0 - 2.0 * (k % 2), theta, r, rabs, len(rhs), 0, ZERO_TOL,
                                PIVOT_TOL, flag)
+                leave = enter
+        return loop
+    if SCRATCH:
+        @njit
+        def loop(n, b, q, leave, flag):
+            Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, theta, r, rabs = b
+            work = np.empty((3, max(rows_t.shape[0], rows_t.shape[1], H.shape[1])))
+            for k in range(n):
+                enter = tight[q]
+                K.block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q,
+                               leave, 1.0 - 2.0 * (k % 2), theta, r, rabs, len(rhs), 0, ZERO_TOL,
+                               PIVOT_TOL, work)
                 leave = enter
         return loop
 
@@ -76,6 +90,15 @@ def _vertex_loop():
             for k in range(n):
                 K.vertex_update(h, c if k % 2 == 0 else -c, 0, Zt, ELt, ERt, LE, sides, pl,
                                 weight, p, True, kind, index, ok, wrong)
+        return loop
+    if SCRATCH:
+        @njit
+        def loop(n, h, c, Zt, ELt, ERt, LE, sides, pl, weight, p, kind, index, ok, wrong, X1t,
+                 thetas):
+            znew, work = np.empty(Zt.shape[1]), np.empty((4, Zt.shape[1]))
+            for k in range(n):
+                K.vertex_update(X1t, thetas[k % 2], 0, Zt, znew, ELt, ERt, LE, sides, pl, weight,
+                                p, True, kind, index, ok, wrong, work)
         return loop
 
     @njit

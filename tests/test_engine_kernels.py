@@ -431,7 +431,8 @@ def test_vertex_update_gives_the_bits_of_a_literal_update(objective, seed):
     """Moving one decision to new weights: the values, decision and leaf errors,
     misclassified flags and sums of the kernel's separate passes are those of
     one literal pass over the points, bit for bit (the search compares them
-    exactly)."""
+    exactly).  The sums start from 0.0, in the order of theta's entries (the
+    kernel takes them three at a time)."""
     p = 1 + seed % 2
     P, W, X, y = make_walker(seed, objective, p=p, N=80, classes=(0, 1, 2)[: 2 + seed % 2])
     L, rng = P.layout, np.random.default_rng(seed)
@@ -441,8 +442,9 @@ def test_vertex_update_gives_the_bits_of_a_literal_update(objective, seed):
         want = [a.copy() for a in got]
         common = (L.sides, L.point_leaves, P.data.weight, p, objective == "product",
                   L.child_kind, L.child_index, L.mask)
-        sums = K.vertex_update(W._X1t, theta, d, got[0], np.empty(P.data.N), *got[1:4],
-                               *common, got[4])
+        used = rng.normal(size=(4, P.data.N + 3))  # the scratch: any earlier contents, wider
+        sums = K.vertex_update(W._X1t, theta, d, got[0], rng.normal(size=P.data.N), *got[1:4],
+                               *common, got[4], used)
         literal = _literal_vertex_update(W._X1t, theta, d, *want[:4], *common, want[4])
         assert sums == literal
         for a, b in zip(got, want):
@@ -530,3 +532,67 @@ def test_exact_errors_give_the_bits_of_the_numpy_formulas(case):
         assert np.array_equal(LE.view(np.int64), want.view(np.int64))
         np.testing.assert_array_equal(wrong, _literal_wrong(P, want_z))
 
+
+
+def _literal_pivot(Binv, G, H, rows, rhs, tight, q, leave):
+    """A block pivot's Sherman-Morrison update and new slacks, in plain Python floats:
+    ``u = rows[leave] @ Binv``; column c of ``Binv`` (and row c of ``G``, ``H``) loses
+    ``u[c] / u[q]`` times column (row) q, which is divided by ``u[q]``; theta =
+    ``Binv @ rhs[tight]``; the slacks ``rhs[t] - theta[0] rows[t, 0] - ...``, in order."""
+    m = Binv.shape[0]
+    u = [0.0] * m
+    for a in range(m):
+        for c in range(m):
+            u[c] += float(rows[leave, a]) * float(Binv[a, c])
+    f = [u[c] / u[q] for c in range(m)]
+    f[q] = 1.0 - 1.0 / u[q]
+    for i in range(m):
+        mq = float(Binv[i, q])
+        for c in range(m):
+            Binv[i, c] -= mq * f[c]
+    for M in (G, H):
+        mq = M[q].copy()
+        for c in range(m):
+            if c != q:
+                M[c] -= (u[c] / u[q]) * mq
+        M[q] *= 1.0 / u[q]
+    tight = tight.copy()
+    tight[q] = leave
+    theta = [sum((float(Binv[a, c]) * float(rhs[tight[c]]) for c in range(m)), 0.0)
+             for a in range(m)]
+    r = []
+    for t in range(rows.shape[0]):
+        x = float(rhs[t])
+        for a in range(m):
+            x -= theta[a] * float(rows[t, a])
+        r.append(x)
+    return np.array(theta), np.array(r), tight
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_block_pivot_gives_the_bits_of_a_literal_pivot(seed):
+    """A pivot of a walker's block (the kernels' passes over three rows at a time,
+    its scratch reused) gives the literal update's Binv, G, H, theta and slacks,
+    bit for bit (the compiled search and the Python walker share these kernels;
+    the search's moves depend on the bits)."""
+    P, W, X, y = make_walker(seed, "product", n=3 + 2 * seed, N=70)
+    b = W.blocks[seed % P.layout.D]
+    steps, rows = b.ratio_test_all()
+    q = int(np.flatnonzero(rows[: b.m] >= 0)[0])
+    leave = int(rows[q])
+    want = [b.Binv.copy(), b.G.copy(), b.H.copy()]
+    theta, r, tight = _literal_pivot(*want, b.rows, b.rhs, b.tight, q, leave)
+    work = np.random.default_rng(seed).normal(size=(3, max(b.G.shape[1], b.H.shape[1]) + 2))
+    arrays = [a.copy() for a in (b.Binv, b.G, b.H, b._rows_t, b.rhs, b.tight, b.in_block,
+                                 b.position, b.ybasic)]
+    theta_got, r_got, rabs = b.theta.copy(), b.r.copy(), b.rabs.copy()
+    assert K.block_update(*arrays, q, leave, 1.0, theta_got, r_got, rabs, b.coord, b.n_coord,
+                          1e-9, 1e-11, work)
+    for got, exp in zip(arrays[:3], want):
+        np.testing.assert_array_equal(got, exp)
+    np.testing.assert_array_equal(arrays[5], tight)
+    np.testing.assert_array_equal(theta_got, theta)
+    out = np.ones(len(r), dtype=bool)
+    out[tight] = False
+    np.testing.assert_array_equal(r_got[out], r[out])
+    assert np.all(r_got[tight] == 0.0) and np.all(np.isinf(rabs[tight]))

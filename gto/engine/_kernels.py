@@ -402,33 +402,61 @@ def exact_vertex(X1t, theta, d, Zt, p, sides, child_kind, child_index, leaf_ok, 
 
 
 @njit(cache=True)
-def _pivot_columns(M, u, q):
-    """Row q of a basis B is replaced and ``u`` is the new row times ``B^-1``:
-    the update of ``M = X B^-1`` (or ``B^-1`` itself), column c != q losing
-    ``M[:, q] * u[c] / u[q]`` and column q divided by ``u[q]``."""
-    m = M.shape[1]
-    f = u / u[q]
-    f[q] = 1.0 - 1.0 / u[q]
-    for i in range(M.shape[0]):
-        mq = M[i, q]
-        for c in range(m):
-            M[i, c] -= mq * f[c]
+def add_rows_times(out, X, w, sign):
+    """``out[i] += sign * w[a] * X[a, i]`` for a = 0, 1, ... in turn (``sign`` 1 or -1:
+    negation is exact, so -1 gives the bits of ``out[i] -= w[a] * X[a, i]``), three
+    rows of ``X`` a pass: a third of the passes over ``out``, with each point's
+    additions in the same order (so the same bits; no fast-math)."""
+    m, N = X.shape
+    a = 0
+    while a + 3 <= m:
+        w0, w1, w2 = sign * w[a], sign * w[a + 1], sign * w[a + 2]
+        for i in range(N):
+            out[i] = ((out[i] + w0 * X[a, i]) + w1 * X[a + 1, i]) + w2 * X[a + 2, i]
+        a += 3
+    while a < m:
+        w0 = sign * w[a]
+        for i in range(N):
+            out[i] = out[i] + w0 * X[a, i]
+        a += 1
 
 
 @njit(cache=True)
-def _pivot_rows(M, u, q):
-    """:func:`_pivot_columns` on ``M`` stored transposed (row c is column c).  Row q
-    is read from a copy: LLVM then vectorises the updates (writing rows of the
-    array it reads from, it did not; twice as fast, the same arithmetic).  The
-    rows are indexed, not viewed: a view per row is reference-counted."""
-    mq = M[q].copy()
+def _pivot_columns(M, work, q):
+    """Row q of a basis B is replaced and ``u = work[0, :m]`` is the new row times
+    ``B^-1``: the update of ``M = X B^-1`` (or ``B^-1`` itself), column c != q losing
+    ``M[:, q] * u[c] / u[q]`` and column q divided by ``u[q]`` (the factors in
+    ``work[1]``; ``work`` indexed, not viewed, and nothing allocated: see
+    :func:`block_update`)."""
+    m = M.shape[1]
+    uq = work[0, q]
+    for c in range(m):
+        work[1, c] = work[0, c] / uq
+    work[1, q] = 1.0 - 1.0 / uq
+    for i in range(M.shape[0]):
+        mq = M[i, q]
+        for c in range(m):
+            M[i, c] -= mq * work[1, c]
+
+
+@njit(cache=True)
+def _pivot_rows(M, work, q):
+    """:func:`_pivot_columns` on ``M`` stored transposed (row c is column c), ``u`` in
+    ``work[0]``.  Row q is read from a copy (in ``work[2]``): LLVM then vectorises
+    the updates (writing rows of the array it reads from, it did not; twice as
+    fast, the same arithmetic).  The rows are indexed, not viewed: a view per row
+    is reference-counted."""
+    T = M.shape[1]
+    for i in range(T):
+        work[2, i] = M[q, i]
+    uq = work[0, q]
     for c in range(M.shape[0]):
         if c != q:
-            f = u[c] / u[q]
-            for i in range(M.shape[1]):
-                M[c, i] -= f * mq[i]
-    f = 1.0 / u[q]
-    for i in range(M.shape[1]):
+            f = work[0, c] / uq
+            for i in range(T):
+                M[c, i] -= f * work[2, i]
+    f = 1.0 / uq
+    for i in range(T):
         M[q, i] *= f
 
 
@@ -443,7 +471,7 @@ def basic_of_sign(x, ybasic, zero_tol):
 
 @njit(cache=True)
 def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                 theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
+                 theta, r, rabs, coord, n_coord, zero_tol, pivot_tol, work):
     """Block position q frees its triple (moving along sigma) and takes triple
     ``leave``: the bookkeeping arrays of :class:`gto.engine._block.Block`,
     Sherman-Morrison on ``Binv`` and the same update of ``G`` and ``H`` (see
@@ -456,17 +484,23 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     Returns False, changing nothing, when the pivot element ``u[q]`` of
     ``u = rows[leave] @ Binv`` is not above ``pivot_tol * max(1, max |u|)``
     (the new block would be numerically singular), else True.
+
+    ``work``: scratch of 3 rows of at least ``max(m, T, N)`` (u, the column
+    factors, a copy of the pivot row; see :func:`_pivot_rows`), which the caller
+    holds: a compiled function that allocates keeps the reference counts of its
+    array arguments (see :func:`product_move_sums_into`).
     """
     m, T = rows_t.shape
-    u = np.zeros(m)  # rows[leave] @ Binv
+    for c in range(m):  # u = rows[leave] @ Binv, in work[0]
+        work[0, c] = 0.0
     for a in range(m):
         x = rows_t[a, leave]
         for c in range(m):
-            u[c] += x * Binv[a, c]
+            work[0, c] += x * Binv[a, c]
     top = 1.0
     for c in range(m):
-        top = max(top, abs(u[c]))
-    if not abs(u[q]) > pivot_tol * top:  # the new block would be singular: no change
+        top = max(top, abs(work[0, c]))
+    if not abs(work[0, q]) > pivot_tol * top:  # the new block would be singular: no change
         return False
     freed = tight[q]
     tight[q] = leave
@@ -475,9 +509,9 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     position[freed] = -1
     position[leave] = q
     ybasic[freed] = sigma < 0
-    _pivot_columns(Binv, u, q)
-    _pivot_rows(G, u, q)
-    _pivot_rows(H, u, q)
+    _pivot_columns(Binv, work, q)
+    _pivot_rows(G, work, q)
+    _pivot_rows(H, work, q)
     for a in range(m):
         acc = 0.0
         for c in range(m):
@@ -486,11 +520,9 @@ def block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, 
     for c in range(m):
         if coord <= tight[c] < coord + n_coord:
             theta[tight[c] - coord] = 0.0
-    r[:] = rhs
-    for a in range(m):
-        x = theta[a]
-        for t in range(T):
-            r[t] -= x * rows_t[a, t]
+    for t in range(T):
+        r[t] = rhs[t]
+    add_rows_times(r, rows_t, theta, -1.0)
     for t in range(T):
         rabs[t] = abs(r[t])
         ybasic[t] = basic_of_sign(r[t], ybasic[t], zero_tol)
@@ -519,8 +551,10 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
     (nothing changed), 1 done, 2 done but a refactorisation is due (``due_refactor``)
     or the residual check (``due_check``) found ``max |M theta - rhs|`` above
     ``residual_tol``."""
+    m, T = rows_t.shape
+    work = np.empty((3, max(m, T, G.shape[1], H.shape[1])))
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave,
-                        sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol):
+                        sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol, work):
         return 0
     return 2 if refactor_due(rows_t, tight, theta, rhs, due_refactor, due_check, residual_tol) else 1
 
@@ -978,7 +1012,8 @@ def product_move_sums(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p):
 @njit(cache=True)
 def product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p, work):
     """:func:`product_move_sums` with its passes' arrays in the rows of ``work``
-    (3, N: the decision errors' changes, the products), scratch the caller holds.
+    (at least 3 rows of N: the decision errors' changes, the products), scratch the
+    caller holds.
     numba's reference-count pruning keeps the counts of a compiled function's
     array arguments (an atomic update each, at its entry and exit) when the
     function allocates (the temporaries' releases stop it); without an
@@ -1006,15 +1041,23 @@ def product_move_sums_into(z, h, c, d, ELt, ERt, LE, sides, leaf_ok, weight, p, 
     return s0, 0.0
 
 
+#: :func:`vertex_update`'s rows of ``work``
+W_LEFT, W_RIGHT, W_ERR, W_FLIP = range(4)
+
+
 @njit(cache=True)
 def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight, p, product,
-                  child_kind, child_index, leaf_ok, wrong):
+                  child_kind, child_index, leaf_ok, wrong, work):
     """Decision d moved to ``theta``: refresh its values ``Zt[d] = theta @ X1t``
-    (``znew``: scratch), its decision errors, the leaf errors (eq. 13-14)
-    below it, and the per-point ``wrong`` flags of :func:`misclassified`
-    (only points that changed sides at d can change leaf), all
-    incrementally.  Returns the sums of the objective (as :func:`table_sums`)
-    and the weighted misclassified count.
+    (each summed from 0.0 in the order of theta, :func:`add_rows_times`), its
+    decision errors, the leaf errors (eq. 13-14) below it, and the per-point
+    ``wrong`` flags of :func:`misclassified` (only points that changed sides at d
+    can change leaf), all incrementally.  Returns the sums of the objective (as
+    :func:`table_sums`) and the weighted misclassified count.  ``znew`` (N) and
+    ``work`` (at least 4 rows of N: the decision errors' changes left and right,
+    the points' errors, 1.0 where a point changed sides) are scratch the caller
+    holds: a compiled function that allocates keeps the reference counts of its
+    array arguments (see :func:`product_move_sums_into`).
 
     Each step is a pass of its own over the points, so that LLVM vectorises
     all but the last: the values and decision errors; each leaf's errors
@@ -1026,41 +1069,39 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
     bits as one pass doing it all).  The passes per leaf run over contiguous
     data where ``LE`` and ``leaf_ok`` are column-major, as the walker holds them.
     """
-    m, N = X1t.shape
+    N = X1t.shape[1]
     K = LE.shape[1]
-    znew[:] = 0.0
-    for a in range(m):
-        for i in range(N):
-            znew[i] += theta[a] * X1t[a, i]
-    dls, drs, flips = np.empty(N), np.empty(N), np.empty(N, dtype=np.bool_)
-    # Zt, ELt, ERt indexed, not viewed (a view is reference-counted); a pass each for
-    # the values, the left and the right errors: one pass over all of them stayed
-    # scalar (too many arrays for LLVM's checks that they do not overlap)
+    for i in range(N):
+        znew[i] = 0.0
+    add_rows_times(znew, X1t, theta, 1.0)
+    # Zt, ELt, ERt and work indexed, not viewed (a view is reference-counted); a pass
+    # each for the values, the left and the right errors: one pass over all of them
+    # stayed scalar (too many arrays for LLVM's checks that they do not overlap)
     for i in range(N):
         z = znew[i]
-        flips[i] = (z > BOUNDARY_TOL) != (Zt[d, i] > BOUNDARY_TOL)
+        work[W_FLIP, i] = 1.0 if (z > BOUNDARY_TOL) != (Zt[d, i] > BOUNDARY_TOL) else 0.0
         Zt[d, i] = z
     for i in range(N):
         el, _ = _side_errors(znew[i], p)
-        dls[i] = el - ELt[d, i]
+        work[W_LEFT, i] = el - ELt[d, i]
         ELt[d, i] = el
     for i in range(N):
         _, er = _side_errors(znew[i], p)
-        drs[i] = er - ERt[d, i]
+        work[W_RIGHT, i] = er - ERt[d, i]
         ERt[d, i] = er
     for k in range(K):
         if sides[k, d] < 0:
             for i in range(N):
-                LE[i, k] += dls[i]
+                LE[i, k] += work[W_LEFT, i]
         elif sides[k, d] > 0:
             for i in range(N):
-                LE[i, k] += drs[i]
-    acc = np.empty(N)
+                LE[i, k] += work[W_RIGHT, i]
     if product:  # in leaf order, a pass per leaf (see product_move_sums)
-        acc[:] = 1.0
+        for i in range(N):
+            work[W_ERR, i] = 1.0
         for k in range(K):
             for i in range(N):
-                acc[i] = acc[i] * (LE[i, k] if leaf_ok[i, k] else 1.0)
+                work[W_ERR, i] = work[W_ERR, i] * (LE[i, k] if leaf_ok[i, k] else 1.0)
     else:
         for i in range(N):
             a = np.inf
@@ -1069,16 +1110,16 @@ def vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, we
                 if k < 0:
                     break
                 a = min(a, LE[i, k])
-            acc[i] = a
+            work[W_ERR, i] = a
     for i in range(N):
-        if flips[i]:
+        if work[W_FLIP, i] != 0.0:
             wrong[i] = not leaf_ok[i, reached_leaf(Zt, i, child_kind, child_index)]
     s0 = 0.0
     s1 = 0.0
     count = 0.0
     for i in range(N):
-        s0 += weight[i] * acc[i]
-        if not product and acc[i] > COUNT_TOL:
+        s0 += weight[i] * work[W_ERR, i]
+        if not product and work[W_ERR, i] > COUNT_TOL:
             s1 += weight[i]
         if wrong[i]:
             count += weight[i]

@@ -272,8 +272,9 @@ def walker_pivot(A, d, q, sigma, leave):
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
     # gto.engine._kernels.block_step's two steps, called here: one compiled level less,
     # whose array arguments would be reference-counted
+    work = A.work
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
-                        theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL]):
+                        theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL], work):
         return 0
     due = refactor_due(rows_t, tight, theta, rhs, due_refactor, check, floats[F_RESIDUAL])
     if due and not refactor(_row_mat(off, m, A.rows, d), tight, rhs, coord, n_coord, A.X1,
@@ -303,7 +304,7 @@ def walker_pivot(A, d, q, sigma, leave):
                      LE, wrong)
     s0, s1, count = vertex_update(X1t, theta, d, Zt, znew, ELt, ERt, LE, sides, point_leaves, weight,
                                   ints[I_P], ints[I_OBJ] == 0, child_kind, child_index, leaf_ok,
-                                  wrong)
+                                  wrong, work)
     value = finish(ints, floats, s0, s1) + 0.0  # + the penalty, 0 on dense vertices
     floats[F_VALUE] = value
     floats[F_COUNT] = count
@@ -650,7 +651,7 @@ def tree_arrays(walker, max_iter):
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
         best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
-        work=np.empty((3, P.data.N)))
+        work=walker._work)
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):

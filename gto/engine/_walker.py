@@ -71,7 +71,10 @@ class TreeWalker(Walker):
         self.n_variables = P.blocks.n_theta + 2 * P.blocks.R
         self._X1t = np.ascontiguousarray(P.data.X1.T)
         self.Zt = np.array([b.theta @ self._X1t for b in blocks])  # decision values per point
+        # scratch of the kernels (gto.engine._kernels.vertex_update, block_update,
+        # product_move_sums_into): rows as long as the points and any block's rows
         self._znew = np.empty(P.data.N)
+        self._work = np.empty((4, max([P.data.N, P.data.m] + [b.G.shape[1] for b in blocks])))
         # (D, N) like Zt: C-contiguous for every D, so the compiled loops see one array type
         self.ELt, self.ERt = np.empty_like(self.Zt), np.empty_like(self.Zt)
         # (N, K) column-major, as the class-leaf flags: a leaf's errors over the points are
@@ -215,8 +218,7 @@ class TreeWalker(Walker):
         s0, s1, count = vertex_update(
             self._X1t, b.theta, d, self.Zt, self._znew, self.ELt, self.ERt, self.LE, P.layout.sides,
             P.layout.point_leaves, P.data.weight, P.p, self._product, P.layout.child_kind,
-            P.layout.child_index, self._leaf_ok,
-            self._wrong,
+            P.layout.child_index, self._leaf_ok, self._wrong, self._work,
         )
         self._pen[d] = self._penalty(b.theta)
         self._value = float(self.objective.finish((s0, s1))) + float(self._pen.sum())
