@@ -43,6 +43,7 @@ from numba import njit
 from tabu._select import best_admissible, frequency_term
 
 from . import _block
+from ._borrow import borrowed
 from ._block import CHECK_EVERY, REFACTOR_EVERY, decision_part
 from ._kernels import (
     block_update,
@@ -555,8 +556,9 @@ def run_moves(A, S, rng, stop_at):
 @njit(cache=True)
 def loop_state(tree, search):
     """The :class:`TreeState` and :class:`SearchState` of a :data:`TreeArrays` and a
-    :data:`SearchArrays` (the same arrays, held by reference: :mod:`gto.engine._loop_state`)."""
-    return TreeState(*tree), SearchState(*search)
+    :data:`SearchArrays` (the same arrays, held by reference: :mod:`gto.engine._loop_state`),
+    borrowed (:mod:`gto.engine._borrow`): the caller keeps ``tree`` and ``search``."""
+    return TreeState(*borrowed(tree)), SearchState(*borrowed(search))
 
 
 # -- the Python side ---------------------------------------------------------------------
