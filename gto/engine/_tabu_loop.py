@@ -43,8 +43,8 @@ from numba import njit
 from tabu._select import best_admissible, frequency_term
 
 from . import _block
-from ._borrow import borrowed
 from ._block import CHECK_EVERY, REFACTOR_EVERY, decision_part
+from ._borrow import borrowed
 from ._kernels import (
     block_update,
     edge_slots,
