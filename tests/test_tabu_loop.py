@@ -223,7 +223,9 @@ def _scaled(P, Theta):
 def test_the_loop_state_holds_the_walkers_own_arrays():
     """The compiled loop reads and changes the walker through its structrefs: every
     field must be the very array (memory, shape, strides, dtype) the Python side
-    holds under that name, and those are the walker's and its blocks' arrays."""
+    holds under that name, and those are the walker's and its blocks' arrays.  The
+    fields are borrowed (gto.engine._borrow): read back into Python, such an array
+    has no owner (numba returns an owned array with its owner as base)."""
     from gto.engine._loop_state import SEARCH_FIELDS, TREE_FIELDS
     from gto.engine._tabu_loop import CompiledLoop
     P, W, X, y = make_walker(0, "product", p=1, classes=(0, 1))
@@ -237,6 +239,7 @@ def test_the_loop_state_holds_the_walkers_own_arrays():
             b = getattr(arrays, name)
             assert (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype) == \
                    (b.__array_interface__["data"][0], b.shape, b.strides, b.dtype), name
+            assert a.base is None and not a.flags.owndata, name
     walker_of = {"Zt": W.Zt, "ELt": W.ELt, "ERt": W.ERt, "LE": W.LE, "H": W._H, "valid": W._valid,
                  "coef": W._coef, "stale": W._stale, "fresh": W._fresh, "X1t": W._X1t}
     for name, array in walker_of.items():
