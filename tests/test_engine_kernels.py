@@ -190,20 +190,34 @@ def test_ratio_tests_follow_the_sequential_rule(seed):
     _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol)
 
 
+def _used_ratio_scratch(m, T, rng):
+    """A ratio-test scratch larger than needed and full of earlier contents: every mark
+    set, states and results at random (the compiled loop reuses one for every test)."""
+    scratch = K.ratio_scratch(m + int(rng.integers(0, 3)), T + int(rng.integers(0, 20)))
+    for a in scratch[:5]:
+        a[...] = rng.integers(-5, 5, a.shape)
+    scratch[5][...] = 0xFF  # the marks, also as words
+    return scratch
+
+
 def _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol):
     """``ratio_all`` and ``ratio_one`` of every edge give the literal rule's rows and
-    steps, bit for bit."""
+    steps, bit for bit, in fresh arrays and in one used scratch alike."""
     with np.errstate(invalid="ignore"):  # inf * 0 in the literal rule, as in the kernels
         want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
-    got = K.ratio_all(G, rabs, ybasic, in_block, tol, rtol)
-    np.testing.assert_array_equal(got[1], want[1])
-    np.testing.assert_array_equal(got[0], want[0])
     m = G.shape[0]
+    scratch = _used_ratio_scratch(m, G.shape[1], np.random.default_rng(G.shape[1]))
+    for steps, rows in (K.ratio_all(G, rabs, ybasic, in_block, tol, rtol),
+                        K.ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, scratch)):
+        np.testing.assert_array_equal(rows[:2 * m], want[1])
+        np.testing.assert_array_equal(steps[:2 * m], want[0])
     for q in range(m):
         for sigma, j in ((1.0, q), (-1.0, m + q)):
-            step, row = K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
-            assert row == want[1][j]
-            np.testing.assert_array_equal(step, want[0][j])
+            for step, row in (K.ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol),
+                              K.ratio_one_into(G, q, sigma, rabs, ybasic, in_block, tol, rtol,
+                                               scratch)):
+                assert row == want[1][j]
+                np.testing.assert_array_equal(step, want[0][j])
 
 
 def _ratio_hard_case(rng, m, T):

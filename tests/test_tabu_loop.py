@@ -235,11 +235,13 @@ def test_the_loop_state_holds_the_walkers_own_arrays():
                                  (SEARCH_FIELDS, loop._state[1], loop.S)):
         got = _state_fields(names)(state)
         assert len(got) == len(arrays) == len(names)
-        for name, a in zip(names, got):
-            b = getattr(arrays, name)
-            assert (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype) == \
-                   (b.__array_interface__["data"][0], b.shape, b.strides, b.dtype), name
-            assert a.base is None and not a.flags.owndata, name
+        for name, field in zip(names, got):
+            held = getattr(arrays, name)
+            pairs = zip(field, held, strict=True) if isinstance(held, tuple) else [(field, held)]
+            for a, b in pairs:  # a tuple of scratch arrays: each of them
+                assert (a.__array_interface__["data"][0], a.shape, a.strides, a.dtype) == \
+                       (b.__array_interface__["data"][0], b.shape, b.strides, b.dtype), name
+                assert a.base is None and not a.flags.owndata, name
     walker_of = {"Zt": W.Zt, "ELt": W.ELt, "ERt": W.ERt, "LE": W.LE, "H": W._H, "valid": W._valid,
                  "coef": W._coef, "stale": W._stale, "fresh": W._fresh, "X1t": W._X1t}
     for name, array in walker_of.items():

@@ -21,7 +21,14 @@ from numba.np.arrayobj import make_array
 
 
 def _borrow_one(context, builder, ty, value):
-    """The array ``value`` of type ``ty`` with a NULL meminfo and parent (other types as they are)."""
+    """The array ``value`` of type ``ty`` with a NULL meminfo and parent, a tuple's arrays
+    likewise (other types as they are)."""
+    if isinstance(ty, types.BaseTuple):
+        out = value
+        for i, item_ty in enumerate(ty.types):
+            item = builder.extract_value(value, i)
+            out = builder.insert_value(out, _borrow_one(context, builder, item_ty, item), i)
+        return out
     if not isinstance(ty, types.Array):
         return value
     src = make_array(ty)(context, builder, value=value)
@@ -35,17 +42,12 @@ def _borrow_one(context, builder, ty, value):
 
 @intrinsic
 def borrowed(typingctx, tup):
-    """``tup`` (a tuple or named tuple) with each array replaced by a borrowed one (module
-    docstring): same data, no reference count."""
+    """``tup`` (a tuple or named tuple) with each array, also in tuples it holds, replaced
+    by a borrowed one (module docstring): same data, no reference count."""
     if not isinstance(tup, types.BaseTuple):
         return None
 
     def codegen(context, builder, signature, args):
-        [value] = args
-        out = value
-        for i, ty in enumerate(tup.types):
-            item = builder.extract_value(value, i)
-            out = builder.insert_value(out, _borrow_one(context, builder, ty, item), i)
-        return out
+        return _borrow_one(context, builder, tup, args[0])
 
     return tup(tup), codegen

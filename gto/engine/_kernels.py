@@ -172,7 +172,8 @@ def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
 def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big):
     """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
     from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
-    the set bytes found by their trailing zeros), into ``best[c]``, ``row[c]``, for the
+    the set bytes found by their trailing zeros; the words of the column's rows only),
+    into ``best[c]``, ``row[c]``, for the
     slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
     |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
     each, and the view made once by the caller: numba keeps the reference counts of
@@ -182,7 +183,7 @@ def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big)
     for c in range(c0, c0 + k):
         big_c = big[c]
         seen_big = False
-        for w in range(p // 8, words.shape[1]):
+        for w in range(p // 8, (G.shape[1] + 7) // 8):
             bits = words[c, w]
             while bits != 0:
                 t = 8 * w + int(trailing_zeros(bits) >> 3)
@@ -248,10 +249,25 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
 
 
 @njit(cache=True)
-def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
+def ratio_scratch(m, T):
+    """The scratch of :func:`_ratio_columns` for up to m columns of T rows: the
+    results (steps, rows: 2m each), the per-sign states of three columns (best,
+    row), their large-|g| levels (big), their row marks (mask, three rows of T
+    rounded up to 8 bytes) and the marks as ``uint64`` words."""
+    mask = np.zeros((3, (T + 7) // 8 * 8), dtype=np.uint8)
+    return (np.empty(2 * m), np.empty(2 * m, dtype=np.int64), np.empty((3, 2)),
+            np.empty((3, 2), dtype=np.int64), np.empty(3), mask, mask.view(np.uint64))
+
+
+@njit(cache=True)
+def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol, scratch):
     """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.engine._block`), both
     signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows) of
-    length 2m (inf / -1 where the ray is unbounded or the edge not tested).
+    length 2m (inf / -1 where the ray is unbounded or the edge not tested), the
+    first two arrays of ``scratch`` (:func:`ratio_scratch`, for at least G's shape;
+    its earlier contents do not matter: the compiled loop holds one for all its
+    tests, as a compiled function that allocates keeps the reference counts of its
+    array arguments and pays the allocations).
 
     The rule: along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
     exceeds the pivot threshold (:func:`pivot_threshold`), a basic u when it
@@ -282,13 +298,13 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
     prefixes and sweeps go three columns at a time.
     """
     m, T = G.shape
-    steps = np.full(2 * m, np.inf)
-    rows = np.full(2 * m, -1)
-    best = np.empty((3, 2))
-    row = np.empty((3, 2), dtype=np.int64)
-    big = np.empty(3)
-    mask = np.zeros((min(3, q1 - q0), (T + 7) // 8 * 8), dtype=np.uint8)
-    words = mask.view(np.uint64)
+    steps, rows, best, row, big, mask, words = scratch
+    for j in range(2 * m):
+        steps[j] = np.inf
+        rows[j] = -1
+    for c in range(3):  # the last word's bytes past the rows: no marks
+        for t in range(T, (T + 7) // 8 * 8):
+            mask[c, t] = 0
     q = q0
     while q < q1:
         k = min(3, q1 - q)
@@ -314,20 +330,34 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol):
 
 
 @njit(cache=True, inline="always")
-def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
+def ratio_one_into(G, q, sigma, rabs, ybasic, in_block, tol, rtol, scratch):
     """First blocking row along ``sigma * M^-1 e_q``: (step, row) or (inf, -1);
-    the rule of :func:`_ratio_columns`."""
-    steps, rows = _ratio_columns(G, q, q + 1, rabs, ybasic, in_block, tol, rtol)
+    the rule of :func:`_ratio_columns`, in its ``scratch``."""
+    steps, rows = _ratio_columns(G, q, q + 1, rabs, ybasic, in_block, tol, rtol, scratch)
     s = q if sigma > 0 else G.shape[0] + q
     return steps[s], rows[s]
 
 
 @njit(cache=True, inline="always")
-def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
+def ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, scratch):
     """Ratio tests of every edge, q with sigma=+1 then q with sigma=-1, by the
-    rule of :func:`_ratio_columns`.  The first column is an ``int64``, as in
-    :func:`ratio_one`: a literal 0 would compile ``_ratio_columns`` a second time."""
-    return _ratio_columns(G, np.int64(0), G.shape[0], rabs, ybasic, in_block, tol, rtol)
+    rule of :func:`_ratio_columns`, in its ``scratch`` (the results are its first two
+    arrays).  The first column is an ``int64``, as in :func:`ratio_one_into`: a
+    literal 0 would compile ``_ratio_columns`` a second time."""
+    return _ratio_columns(G, np.int64(0), G.shape[0], rabs, ybasic, in_block, tol, rtol, scratch)
+
+
+@njit(cache=True)
+def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
+    """:func:`ratio_one_into` in a scratch of its own."""
+    return ratio_one_into(G, q, sigma, rabs, ybasic, in_block, tol, rtol,
+                          ratio_scratch(G.shape[0], G.shape[1]))
+
+
+@njit(cache=True)
+def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
+    """:func:`ratio_all_into` in a scratch of its own (fresh result arrays)."""
+    return ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, ratio_scratch(G.shape[0], G.shape[1]))
 
 
 @njit(cache=True, inline="always")

@@ -26,7 +26,8 @@ TREE_FIELDS = (
     "entering", "leaving", "coef", "fresh", "point_leaves", "sides", "weight", "child_kind",
     "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
-    "updates", "off", "ints", "floats", "counts", "best_theta", "plan", "rows", "X1", "work")
+    "updates", "off", "ints", "floats", "counts", "best_theta", "plan", "rows", "X1", "work",
+    "ratio")
 
 #: the search's memories (:data:`gto.engine._tabu_loop.SearchArrays`), in order
 SEARCH_FIELDS = (

@@ -52,8 +52,9 @@ from ._kernels import (
     leaf_terms,
     move_sums,
     product_move_sums_into,
-    ratio_all,
-    ratio_one,
+    ratio_all_into,
+    ratio_one_into,
+    ratio_scratch,
     refactor,
     refactor_due,
     table_sums,
@@ -75,8 +76,8 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
 #: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
-#: ``floats`` hold the scalars (I_*, F_*); ``work`` is the loop's scratch (kernels
-#: that allocate nothing have their array arguments' reference counts pruned); the
+#: ``floats`` hold the scalars (I_*, F_*); ``work`` and ``ratio`` (the ratio tests',
+#: :func:`gto.engine._kernels.ratio_scratch`) are the loop's scratch; the
 #: compiled loop reads them through a :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
@@ -146,7 +147,8 @@ def refresh(A, d):
                                            A.coord[d], A.n_coord[d])
     valid, entering, leaving, coef = A.valid, A.entering, A.leaving, A.coef
     G, rabs, ybasic, in_block = _ratio_rows(off, ints[I_M], G, rabs, ybasic, in_block, d)
-    steps, leave = ratio_all(G, rabs, ybasic, in_block, floats[F_PIVOT_TOL], floats[F_PIVOT_RTOL])
+    steps, leave = ratio_all_into(G, rabs, ybasic, in_block, floats[F_PIVOT_TOL],
+                                  floats[F_PIVOT_RTOL], A.ratio)
     edge_slots(steps, leave, steps, -1 - leave, tight, n_real, ybasic, base, ints[I_R], coord,
                n_coord, -1, valid, entering, leaving, coef, d * ints[I_WIDTH])
     fresh[d] = True
@@ -225,7 +227,7 @@ def locate(A, e):
         return True, d, q, sigma, leave - R if leave >= R else leave, leaving, coef[j]
     tol, rtol = A.floats[F_PIVOT_TOL], A.floats[F_PIVOT_RTOL]
     G, rabs, ybasic, in_block = _ratio_rows(off, m, A.G, A.rabs, A.ybasic, A.in_block, d)
-    step, leave = ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol)
+    step, leave = ratio_one_into(G, q, sigma, rabs, ybasic, in_block, tol, rtol, A.ratio)
     if leave < 0:
         return False, 0, 0, 0.0, 0, 0, 0.0
     leaving = n_theta + row_start[d] + leave + (0 if ybasic[leave] else R)
@@ -653,7 +655,7 @@ def tree_arrays(walker, max_iter):
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
         best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
-        work=walker._work)
+        work=walker._work, ratio=ratio_scratch(P.data.m, int(np.diff(off).max())))
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
