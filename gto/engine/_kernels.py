@@ -927,15 +927,25 @@ def finite_rates(h):
     return acc == 0.0
 
 
-@njit(cache=True, fastmath=REASSOC)
+@njit(cache=True)
 def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
+    """:func:`table_sums_into` in arrays of its own: returns (len(slots), 2)."""
+    out = np.empty((slots.shape[0], 2))
+    table_sums_into(slots, coef, width, Zt, H, terms, degrees, weight, p, product, out,
+                    np.empty(Zt.shape[0], dtype=np.int64))
+    return out
+
+
+@njit(cache=True, fastmath=REASSOC)
+def table_sums_into(slots, coef, width, Zt, H, terms, degrees, weight, p, product, out, at_z):
     """Objective sums of the moves in edge-table ``slots`` (see :func:`edge_slots`
     and :func:`leaf_terms`): slot j moves decision ``d = j // width`` to
     ``Zt[d] + coef[j] * H[d, j % width % m]``.
 
-    Returns (len(slots), 2): the weighted sum of point errors (product or
+    Into ``out[:len(slots)]``: the weighted sum of point errors (product or
     minimum) and, for the minimum, the weighted count of points whose error
-    exceeds COUNT_TOL.  Each move is one contiguous pass over the points;
+    exceeds COUNT_TOL (``at_z``: scratch of one int per decision; the caller holds
+    both, see :func:`product_move_sums_into`).  Each move is one contiguous pass over the points;
     the loops over the leaves are written out (see the module docstring).
     Zero-step moves (degenerate edges, a quarter of the slots on diabetes) of
     one decision are scored once: with finite rates their points' errors are
@@ -946,20 +956,20 @@ def table_sums(slots, coef, width, Zt, H, terms, degrees, weight, p, product):
     m = H.shape[1]
     L1 = (terms.shape[1] - 4) // 2
     c_row = 2 * L1
-    out = np.zeros((slots.shape[0], 2))
-    scored_at_z = np.full(Zt.shape[0], -1)  # per decision: a zero-step slot scored
+    for d in range(at_z.shape[0]):  # per decision: a zero-step slot scored
+        at_z[d] = -1
     for r in range(slots.shape[0]):
         j = slots[r]
         d = j // width
         col = j % width % m
         c = coef[j]
-        at_z = c == 0.0 and finite_rates(H[d, col])
-        if at_z and scored_at_z[d] >= 0:
-            out[r, 0] = out[scored_at_z[d], 0]
-            out[r, 1] = out[scored_at_z[d], 1]
+        zero_step = c == 0.0 and finite_rates(H[d, col])
+        if zero_step and at_z[d] >= 0:
+            out[r, 0] = out[at_z[d], 0]
+            out[r, 1] = out[at_z[d], 1]
             continue
-        if at_z:
-            scored_at_z[d] = r
+        if zero_step:
+            at_z[d] = r
         dl = degrees[0, d]
         dr = degrees[1, d]
         acc0 = 0.0

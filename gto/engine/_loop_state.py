@@ -27,12 +27,12 @@ TREE_FIELDS = (
     "child_index", "leaf_ok", "row_start", "row_decision", "Binv", "G", "rows_t", "rhs", "tight",
     "in_block", "position", "ybasic", "theta", "r", "rabs", "coord", "n_coord", "n_real",
     "updates", "off", "ints", "floats", "counts", "best_theta", "plan", "rows", "X1", "work",
-    "ratio")
+    "ratio", "score_work")
 
 #: the search's memories (:data:`gto.engine._tabu_loop.SearchArrays`), in order
 SEARCH_FIELDS = (
     "last_left", "last_entered", "F", "cand", "E", "L", "V", "ist", "fst", "hv", "hb", "hm",
-    "saved_theta", "saved_in_block", "saved_ybasic", "par", "fpar")
+    "saved_theta", "saved_in_block", "saved_ybasic", "par", "fpar", "div_work")
 
 
 @structref.register

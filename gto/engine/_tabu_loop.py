@@ -57,7 +57,7 @@ from ._kernels import (
     ratio_scratch,
     refactor,
     refactor_due,
-    table_sums,
+    table_sums_into,
     vertex_update,
 )
 from ._loop_state import SEARCH_FIELDS, TREE_FIELDS, SearchState, TreeState
@@ -76,15 +76,17 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: blocks' arrays are stacked (``Binv``, ``theta``, ``tight``: by decision) or flat
 #: (per row, decision d's from ``off[d]``; ``G`` and ``rows_t`` row-major, from
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
-#: ``floats`` hold the scalars (I_*, F_*); ``work`` and ``ratio`` (the ratio tests',
-#: :func:`gto.engine._kernels.ratio_scratch`) are the loop's scratch; the
+#: ``floats`` hold the scalars (I_*, F_*); ``work``, ``ratio`` (the ratio tests',
+#: :func:`gto.engine._kernels.ratio_scratch`) and ``score_work`` (:func:`score`'s) are
+#: the loop's scratch; the
 #: compiled loop reads them through a :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
  F_ZERO_TOL, F_MAX_COND) = range(11)
 
-#: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m
+#: the search's state; ``ist``/``fst`` its scalars (S_*/SF_*), ``par`` te, tl, k, m; ``div_work``
+#: :func:`_diversify`'s scratch (frequency terms, visited flags, one slot)
 SearchArrays = namedtuple("SearchArrays", SEARCH_FIELDS)
 (S_NCAND, S_ORIG, S_REMAKE, S_MODE, S_DIV_LEFT, S_WINDOW, S_DONE, S_BEST_IT, S_UNSAVED,
  S_REMAKES, S_SAVED) = range(11)
@@ -180,13 +182,18 @@ def score(A, slots, V, first):
     coef, Zt, H = A.coef, A.Zt, A.H
     product = ints[I_OBJ] == 0
     width = ints[I_WIDTH]
-    need = np.zeros(stale.shape[0], dtype=np.bool_)
+    sums, at_z, need = A.score_work
+    need[:] = False
+    any_need = False
     for i in range(slots.shape[0]):
-        need[slots[i] // width] = stale[slots[i] // width]
-    if need.any():
-        stale[:] = stale & ~need
+        d = slots[i] // width
+        need[d] = stale[d]
+        any_need |= stale[d]
+    if any_need:
+        for d in range(stale.shape[0]):
+            stale[d] = stale[d] and not need[d]
         leaf_terms(ELt, ERt, LE, point_leaves, sides, weight, terms, degrees, need, product, plan)
-    sums = table_sums(slots, coef, width, Zt, H, terms, degrees, weight, ints[I_P], product)
+    table_sums_into(slots, coef, width, Zt, H, terms, degrees, weight, ints[I_P], product, sums, at_z)
     for i in range(slots.shape[0]):
         v = finish(ints, floats, sums[i, 0], sums[i, 1])
         V[first + i] = np.inf if np.isnan(v) else v
@@ -412,13 +419,12 @@ def _diversify(A, S, it, asp, rng):
     if n == 0:
         return -1
     weight = S.fst[SF_RHO] / it
-    K = np.empty(n)
+    K, visited, one = S.div_work
     for i in range(n):
         K[i] = frequency_term(F, E[i], L[i], weight, it)
-    visited = np.zeros(n, dtype=np.bool_)
-    V[:n] = np.inf
+        visited[i] = False
+        V[i] = np.inf
     best = np.inf
-    one = np.empty(1, dtype=np.int64)
     for _ in range(n):
         i = np.int64(-1)  # not a literal -1: numba would type score's call for it too
         for a in range(n):  # the lowest K not visited
@@ -655,7 +661,9 @@ def tree_arrays(walker, max_iter):
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
         best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
-        work=walker._work, ratio=ratio_scratch(P.data.m, int(np.diff(off).max())))
+        work=walker._work, ratio=ratio_scratch(P.data.m, int(np.diff(off).max())),
+        score_work=(np.empty((walker._valid.shape[0], 2)), np.empty(len(blocks), dtype=np.int64),
+                    np.empty(len(blocks), dtype=bool)))
 
 
 def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
@@ -676,7 +684,8 @@ def search_arrays(walker, off, max_iter, params, fparams, cur, rho):
         hm=np.zeros(max_iter + 1, dtype=np.int8),
         saved_theta=np.empty((len(blocks), walker.problem.data.m)),
         saved_in_block=np.zeros(off[-1], dtype=bool), saved_ybasic=np.zeros(off[-1], dtype=bool),
-        par=np.array(params, dtype=np.int64), fpar=np.array(fparams, dtype=float))
+        par=np.array(params, dtype=np.int64), fpar=np.array(fparams, dtype=float),
+        div_work=(np.empty(slots), np.empty(slots, dtype=bool), np.empty(1, dtype=np.int64)))
 
 
 class CompiledLoop:
