@@ -173,8 +173,7 @@ def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big)
     """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
     from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
     the set bytes found by their trailing zeros; the words of the column's rows only),
-    into ``best[c]``, ``row[c]``, for the
-    slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
+    into ``best[c]``, ``row[c]``, for the slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
     |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
     each, and the view made once by the caller: numba keeps the reference counts of
     a compiled function's array arguments where the function makes a view or an
@@ -262,12 +261,11 @@ def ratio_scratch(m, T):
 @njit(cache=True)
 def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol, scratch):
     """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.engine._block`), both
-    signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows) of
-    length 2m (inf / -1 where the ray is unbounded or the edge not tested), the
-    first two arrays of ``scratch`` (:func:`ratio_scratch`, for at least G's shape;
-    its earlier contents do not matter: the compiled loop holds one for all its
-    tests, as a compiled function that allocates keeps the reference counts of its
-    array arguments and pays the allocations).
+    signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows), the
+    first two arrays of ``scratch`` (:func:`ratio_scratch`, for at least G's
+    shape), their first 2m entries set (inf / -1 where the ray is unbounded or the
+    edge not tested).  The scratch's earlier contents do not matter: the compiled
+    loop holds one for all its tests rather than allocating at each.
 
     The rule: along ``sigma * M^-1 e_q`` a basic y (ybasic) blocks when sigma * g
     exceeds the pivot threshold (:func:`pivot_threshold`), a basic u when it

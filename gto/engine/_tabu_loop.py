@@ -23,11 +23,12 @@ The state is two structrefs (:mod:`gto.engine._loop_state`): ``A``, a
 once per search by :func:`loop_state` from the same arrays.  Every function
 below takes them as one pointer each: passed as tuples of ~65 arrays they were
 flattened into every function's arguments and reference-counted array by array
-at each call (docs/speed.md, round 9).  Functions called only from compiled code
-have no CPython wrapper.  The walker's kernels
-(:mod:`gto.engine._kernels`) are called as they are;
-this module only holds the walker's glue (locate an edge, score a move or a
-vertex's table, pivot) and the EPTS rules.  Dense vertices only (no
+at each call (docs/speed.md, round 9).  The arrays they hold are borrowed
+(:mod:`gto.engine._borrow`): numba skips their reference counts (round 15).
+Functions called only from compiled code have no CPython wrapper.  The walker's
+kernels (:mod:`gto.engine._kernels`) are called as they are; this module only
+holds the walker's glue (locate an edge, score a move or a vertex's table,
+pivot) and the EPTS rules.  Dense vertices only (no
 coordinate rows, no penalty): sparse vertices and long steps keep the Python
 path of :func:`tabu.search`, which is also the reference the tests compare with.
 """
@@ -78,8 +79,8 @@ OBJECTIVE_CODE = {"product": 0, "minimum": 1, "count": 2, "lexicographic": 3}
 #: ``m * off[d]``), the blocks hold views (:func:`adopt_blocks`); ``ints`` and
 #: ``floats`` hold the scalars (I_*, F_*); ``work``, ``ratio`` (the ratio tests',
 #: :func:`gto.engine._kernels.ratio_scratch`) and ``score_work`` (:func:`score`'s) are
-#: the loop's scratch; the
-#: compiled loop reads them through a :class:`TreeState` (:func:`loop_state`)
+#: the loop's scratch, so that a move allocates little; the compiled loop reads them
+#: through a :class:`TreeState` (:func:`loop_state`)
 TreeArrays = namedtuple("TreeArrays", TREE_FIELDS)
 I_NTHETA, I_R, I_M, I_WIDTH, I_P, I_OBJ, I_PIVOTS, I_NCOUNTS, I_BEST_CHANGED, I_EXACT = range(10)
 (F_EPS, F_SCALE, F_VALUE, F_COUNT, F_BEST_COUNT, F_BEST_VALUE, F_RESIDUAL, F_PIVOT_TOL, F_PIVOT_RTOL,
