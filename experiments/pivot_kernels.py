@@ -37,33 +37,22 @@ SCRATCH = "work" in inspect.signature(K.block_update.py_func).parameters
 
 def _pivot_loop():
     """A compiled loop of ``n`` pivots for this version's signature: position q takes
-    ``leave``, then the freed row back, and so on (``flag``: incremental slacks)."""
-    if INCREMENTAL:
+    ``leave``, then the freed row back, and so on (``last``: the kernel's last argument
+    where it has one, the incremental-slacks flag or the scratch)."""
+    if INCREMENTAL or SCRATCH:
         @njit
-        def loop(n, b, q, leave, flag):
+        def loop(n, b, q, leave, last):
             Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, theta, r, rabs = b
             for k in range(n):
                 enter = tight[q]
                 K.block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q,
                                leave, 1.0 - 2.0 * (k % 2), theta, r, rabs, len(rhs), 0, ZERO_TOL,
-                               PIVOT_TOL, flag)
-                leave = enter
-        return loop
-    if SCRATCH:
-        @njit
-        def loop(n, b, q, leave, flag):
-            Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, theta, r, rabs = b
-            work = np.empty((3, max(rows_t.shape[0], rows_t.shape[1], H.shape[1])))
-            for k in range(n):
-                enter = tight[q]
-                K.block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q,
-                               leave, 1.0 - 2.0 * (k % 2), theta, r, rabs, len(rhs), 0, ZERO_TOL,
-                               PIVOT_TOL, work)
+                               PIVOT_TOL, last)
                 leave = enter
         return loop
 
     @njit
-    def loop(n, b, q, leave, flag):
+    def loop(n, b, q, leave, last):
         Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, theta, r, rabs = b
         for k in range(n):
             enter = tight[q]
@@ -141,7 +130,8 @@ def measure(moves, calls, repeats):
         if flag and not INCREMENTAL:
             continue
         arrays = tuple(a.copy() for a in _block_arrays(b))
-        out[name] = _best(lambda n, a=arrays, f=flag: pivots(n, a, q, int(rows[q]), f), calls,
+        last = np.empty((3, max(b.m, len(b.rows), P.data.N))) if SCRATCH else flag
+        out[name] = _best(lambda n, a=arrays, x=last: pivots(n, a, q, int(rows[q]), x), calls,
                           repeats)
     out["ratio_all"] = _best(lambda n: _ratios(n, b.G, b.rabs, b.ybasic, b.in_block), calls,
                              repeats)
