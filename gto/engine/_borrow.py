@@ -2,8 +2,8 @@
 
 numba counts references to an array through its ``meminfo``: every read of a
 structref field, view and call argument that its pruning pass does not remove
-is an atomic increment and decrement (``NRT_incref``/``NRT_decref``), some
-430 a move on the bench, an eighth of a move's time (docs/speed.md).  An array
+is an atomic increment and decrement (``NRT_incref``/``NRT_decref``), most of
+the loop's glue around its kernels (docs/speed.md, round 15).  An array
 whose ``meminfo`` is NULL (as numba's own ``carray`` makes) has its counts
 skipped: the same calls return at once.  :func:`borrowed` makes such arrays of
 a tuple's arrays: the same data, shape and strides, without an owner.
