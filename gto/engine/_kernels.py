@@ -173,8 +173,8 @@ def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big)
     """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
     from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
     the set bytes found by their trailing zeros; the words of the column's rows only),
-    into ``best[c]``, ``row[c]``, for the slots c = c0..c0+k-1 in turn.  Returns the slots with a marked row holding
-    |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
+    into ``best[c]``, ``row[c]``, for the slots c = c0..c0+k-1 in turn.  Returns the
+    slots with a marked row holding |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
     each, and the view made once by the caller: numba keeps the reference counts of
     a compiled function's array arguments where the function makes a view or an
     array of its own, and prunes them where it does not."""
@@ -202,16 +202,20 @@ def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big)
 
 
 @njit(cache=True, inline="always")
+def _winners_above(G, q, row, c, level):
+    """Whether each of column q's winners ``row[c]`` (per sign; -1: none) has |g| above
+    ``level``."""
+    r0, r1 = row[c, 0], row[c, 1]
+    return (r0 < 0 or abs(G[q, r0]) > level) and (r1 < 0 or abs(G[q, r1]) > level)
+
+
+@njit(cache=True, inline="always")
 def _floor_may_bind(G, q, rtol, row, c, big, seen_big):
     """Whether the relative floor (:func:`_ratio_floor`) may bind on column q's winners
     ``row[c]``.  Unless ``seen_big``, top <= ``big``, so winners above ``rtol * big``
     are above the floor (rounding is monotone; a winner's |g| exceeds tol) and top is
     not needed."""
-    r0, r1 = row[c, 0], row[c, 1]
-    g0 = abs(G[q, r0]) if r0 >= 0 else 0.0
-    g1 = abs(G[q, r1]) if r1 >= 0 else 0.0
-    bound = rtol * big
-    return seen_big or not ((r0 < 0 or g0 > bound) and (r1 < 0 or g1 > bound))
+    return seen_big or not _winners_above(G, q, row, c, rtol * big)
 
 
 @njit(cache=True, inline="always")
@@ -221,10 +225,9 @@ def _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c):
     column is tested again with it.  Called where :func:`_floor_may_bind`: most
     columns skip it, and an inlined function's array arguments are copied, each
     copy reference-counted, wherever it is called."""
-    r0, r1 = row[c, 0], row[c, 1]
     T = G.shape[1]
     floor = max(tol, rtol * _ratio_top(G, q, in_block, T))
-    if not ((r0 < 0 or abs(G[q, r0]) > floor) and (r1 < 0 or abs(G[q, r1]) > floor)):
+    if not _winners_above(G, q, row, c, floor):
         best[c, 0] = best[c, 1] = np.inf
         row[c, 0] = row[c, 1] = -1
         _ratio_rule(G, q, floor, rabs, ybasic, best, row, c, 0, T)
@@ -943,8 +946,8 @@ def table_sums_into(slots, coef, width, Zt, H, terms, degrees, weight, p, produc
     Into ``out[:len(slots)]``: the weighted sum of point errors (product or
     minimum) and, for the minimum, the weighted count of points whose error
     exceeds COUNT_TOL (``at_z``: scratch of one int per decision; the caller holds
-    both, see :func:`product_move_sums_into`).  Each move is one contiguous pass over the points;
-    the loops over the leaves are written out (see the module docstring).
+    both, see :func:`product_move_sums_into`).  Each move is one contiguous pass over
+    the points; the loops over the leaves are written out (see the module docstring).
     Zero-step moves (degenerate edges, a quarter of the slots on diabetes) of
     one decision are scored once: with finite rates their points' errors are
     those at ``z`` bit for bit (``z + 0 h`` is ``z``, up to the sign of a zero

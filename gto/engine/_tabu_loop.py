@@ -281,8 +281,8 @@ def walker_pivot(A, d, q, sigma, leave):
     if check or due_refactor:  # a refactorisation may follow, and may fail
         saved = (Binv.copy(), G.copy(), H.copy(), theta.copy(), r.copy(), rabs.copy(),
                  tight.copy(), ybasic.copy(), in_block.copy(), position.copy())
-    # gto.engine._kernels.block_step's two steps, called here: one compiled level less,
-    # whose array arguments would be reference-counted
+    # gto.engine._kernels.block_step's two steps, called here with the loop's scratch
+    # (block_step allocates its own at each pivot)
     work = A.work
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave, sigma,
                         theta, r, rabs, coord, n_coord, floats[F_ZERO_TOL], floats[F_PIVOT_TOL], work):
