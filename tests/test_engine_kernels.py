@@ -262,6 +262,29 @@ def test_ratio_tests_skip_only_rows_that_cannot_take_over(seed):
     _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, (1e-7, 1e-4, 0.05)[seed % 3])
 
 
+@pytest.mark.parametrize("steps", ["falling", "falling by ulps", "rising", "one late"])
+@pytest.mark.parametrize("chunks", [0, 1, 3])
+def test_ratio_tests_in_chunks_follow_the_rule_at_chunk_edges(steps, chunks):
+    """The kernels mark and walk the rows after their prefix a chunk at a time, each
+    chunk against the states it starts with: with a new winner at every row (steps
+    falling, far apart or by an ulp), at none, or only at one late row, and columns
+    ending a row before, at and a row after a chunk's edge, they give the literal
+    rule's rows and steps, bit for bit."""
+    rng = np.random.default_rng(chunks)
+    for T in K.RATIO_PREFIX + chunks * K.RATIO_CHUNK + np.array([-1, 0, 1]):
+        m = 4
+        a = rng.uniform(0.5, 2.0, (m, T))
+        t = np.arange(T)
+        step = {"falling": 2.0 - t / T, "falling by ulps": 1.0 + (T - t) * 2.0**-52,
+                "rising": 1.0 + t / T, "one late": np.where(t == T - 2, 0.5, 1.0 + t / T)}[steps]
+        G = np.where(rng.random((m, T)) < 0.5, -a, a)
+        rabs = step * np.abs(G[0])  # column 0 exactly; the others' steps scaled at random
+        ybasic = rng.random(T) < 0.5
+        G[:, :] = np.where((G > 0) == ybasic, np.abs(G), -np.abs(G))  # one sign
+        in_block = np.zeros(T, dtype=bool)
+        _assert_literal_ratio_tests(G, rabs, ybasic, in_block, 1e-9, 1e-7)
+
+
 @pytest.mark.parametrize("objective", ["product", "minimum"])
 @pytest.mark.parametrize("seed", range(4))
 def test_zero_step_moves_are_scored_once_with_the_same_bits(objective, seed):

@@ -46,7 +46,11 @@ def pivot_threshold(g, in_block, tol, rtol):
 
 #: rows of a column's exact prefix in :func:`_ratio_columns` (the rule run in order,
 #: to get each sign's state that filters the rest)
-RATIO_PREFIX = 96
+RATIO_PREFIX = 64
+
+#: rows marked and walked at a time after the prefix (:func:`_ratio_chunks`); a
+#: multiple of 8
+RATIO_CHUNK = 64
 
 #: a column's rows with |g| at or above this multiple of the prefix's largest |g|
 #: are marked for the relative floor's bound (:func:`_ratio_floor`)
@@ -62,8 +66,8 @@ def _ratio_rule(G, q, thr, rabs, ybasic, best, row, c, t0, t1):
     The helpers below are passed ``G`` and a column (and ``best``,
     ``row``, ``mask`` and a slot) rather than views made by the caller per column:
     each view, and each array argument of a compiled call, is reference-counted (an
-    atomic update) at every call; for the same reason the marked rows of a group of
-    columns are walked in one call (:func:`_ratio_marked_rows`)."""
+    atomic update) at every call; for the same reason a group of columns is marked
+    and walked in one call (:func:`_ratio_chunks`)."""
     for t in range(t0, t1):
         x = G[q, t]
         a = abs(x)
@@ -137,68 +141,74 @@ def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, sc
 
 
 @njit(cache=True)
-def _ratio_marks_three(G, q, rabs, ybasic, best, big, mask):
-    """Marks of columns q, q + 1, q + 2 into ``mask[0:3]`` in one branch-free sweep
-    (vectorised, no fast-math): row t is marked where ``rabs[t] < v[s] * |g|`` with
-    ``v`` the state ``best`` (fixed for the sweep), or where ``|g| >= big``; see
-    :func:`_ratio_columns`."""
+def _ratio_chunks(G, q, c0, k, thr, rabs, ybasic, best, row, big, mask, words, p):
+    """:func:`_ratio_rule` over rows p.. of the k columns ``q + c - c0`` (k = 1, or 3
+    with c0 = 0) into their slots c = c0..c0+k-1 of ``best`` and ``row``, in
+    chunks of :data:`RATIO_CHUNK` rows.  Per chunk a branch-free sweep (vectorised,
+    no fast-math; three columns in one) marks the rows with
+    ``rabs[t] < b[s] * |g|``, ``b`` the states at the chunk's start, or with
+    ``|g| >= big[c]``, into ``mask[c]``; the rule then runs over each column's
+    marked rows in order (``words``: the marks as ``uint64``, eight a word, the
+    set bytes found by their trailing zeros), its state falling for the next
+    chunk.  Returns the slots with a marked row holding |g| >= ``big[c]``, as
+    bits ``1 << c``.  ``G`` and ``mask`` are indexed, not viewed: a view is
+    reference-counted.  The sweeps index rows by an unsigned ``t0 + i``: signed,
+    it might be negative as far as LLVM knows, and numba's wraparound of negative
+    indices then turned the sweep's loads into gathers."""
+    T = G.shape[1]
+    seen = 0
+    for t0 in range(p, T, RATIO_CHUNK):
+        n = min(RATIO_CHUNK, T - t0)
+        for c in range(c0, c0 + k):  # a last, short chunk: no marks past its rows
+            for i in range(n, RATIO_CHUNK):
+                mask[c, i] = 0
+        if k == 3:
+            _ratio_marks_three(G, q, t0, n, rabs, ybasic, best, big, mask)
+        else:
+            v0, v1, big_c = best[c0, 0], best[c0, 1], big[c0]
+            for i in range(n):
+                t = np.uint64(t0) + np.uint64(i)  # unsigned: see _ratio_chunks
+                x = G[q, t]
+                a = abs(x)
+                mask[c0, i] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big_c)
+        for c in range(c0, c0 + k):
+            qc, big_c = q + c - c0, big[c]
+            for w in range(RATIO_CHUNK // 8):
+                bits = words[c, w]
+                while bits != 0:
+                    t = t0 + 8 * w + int(trailing_zeros(bits) >> 3)
+                    bits &= bits - np.uint64(1)
+                    x = G[qc, t]
+                    a = abs(x)
+                    if a >= big_c:
+                        seen |= 1 << c
+                    s = 0 if (x > 0) == ybasic[t] else 1
+                    if a > thr and rabs[t] < best[c, s] * a:
+                        best[c, s] = rabs[t] / a
+                        row[c, s] = t
+    return seen
+
+
+@njit(cache=True)
+def _ratio_marks_three(G, q, t0, n, rabs, ybasic, best, big, mask):
+    """Marks of rows t0..t0+n-1 of columns q, q + 1, q + 2 into ``mask[0:3, :n]`` in
+    one branch-free sweep (see :func:`_ratio_chunks`)."""
     va0, va1, vb0, vb1 = best[0, 0], best[0, 1], best[1, 0], best[1, 1]
     vc0, vc1 = best[2, 0], best[2, 1]
     biga, bigb, bigc = big[0], big[1], big[2]
-    for t in range(G.shape[1]):  # G and mask indexed, not viewed: a view is reference-counted
+    for i in range(n):
+        t = np.uint64(t0) + np.uint64(i)  # unsigned: see _ratio_chunks
         rt = rabs[t]
         yb = ybasic[t]
         x = G[q, t]
         a = abs(x)
-        mask[0, t] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
+        mask[0, i] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
         x = G[q + 1, t]
         a = abs(x)
-        mask[1, t] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
+        mask[1, i] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
         x = G[q + 2, t]
         a = abs(x)
-        mask[2, t] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
-
-
-@njit(cache=True)
-def _ratio_marks_one(G, q, rabs, ybasic, v0, v1, big, mask, c):
-    """:func:`_ratio_marks_three` for column q into ``mask[c]``."""
-    for t in range(G.shape[1]):
-        x = G[q, t]
-        a = abs(x)
-        mask[c, t] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big)
-
-
-@njit(cache=True)
-def _ratio_marked_rows(G, q, c0, k, thr, rabs, ybasic, best, row, words, p, big):
-    """:func:`_ratio_rule` over the rows of column ``q + c - c0`` marked in ``mask[c]``
-    from p on, in order (``words``: the mask viewed as ``uint64``, eight marks a word,
-    the set bytes found by their trailing zeros; the words of the column's rows only),
-    into ``best[c]``, ``row[c]``, for the slots c = c0..c0+k-1 in turn.  Returns the
-    slots with a marked row holding |g| >= ``big[c]``, as bits ``1 << c``.  One call for the k columns rather than one
-    each, and the view made once by the caller: numba keeps the reference counts of
-    a compiled function's array arguments where the function makes a view or an
-    array of its own, and prunes them where it does not."""
-    seen = 0
-    for c in range(c0, c0 + k):
-        big_c = big[c]
-        seen_big = False
-        for w in range(p // 8, (G.shape[1] + 7) // 8):
-            bits = words[c, w]
-            while bits != 0:
-                t = 8 * w + int(trailing_zeros(bits) >> 3)
-                bits &= bits - np.uint64(1)
-                if t < p:
-                    continue
-                x = G[q + c - c0, t]
-                a = abs(x)
-                seen_big |= a >= big_c
-                s = 0 if (x > 0) == ybasic[t] else 1
-                if a > thr and rabs[t] < best[c, s] * a:
-                    best[c, s] = rabs[t] / a
-                    row[c, s] = t
-        if seen_big:
-            seen |= 1 << c
-    return seen
+        mask[2, i] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
 
 
 @njit(cache=True, inline="always")
@@ -244,8 +254,7 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
     big[c] = (RATIO_BIG if p < T else 1.0) * _ratio_top(G, q, in_block, p)
     seen_big = False
     if p < T:
-        _ratio_marks_one(G, q, rabs, ybasic, best[c, 0], best[c, 1], big[c], mask, c)
-        seen_big = _ratio_marked_rows(G, q, c, 1, tol, rabs, ybasic, best, row, words, p, big) != 0
+        seen_big = _ratio_chunks(G, q, c, 1, tol, rabs, ybasic, best, row, big, mask, words, p) != 0
     if _floor_may_bind(G, q, rtol, row, c, big[c], seen_big):
         _ratio_floor(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c)
 
@@ -254,9 +263,10 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
 def ratio_scratch(m, T):
     """The scratch of :func:`_ratio_columns` for up to m columns of T rows: the
     results (steps, rows: 2m each), the per-sign states of three columns (best,
-    row), their large-|g| levels (big), their row marks (mask, three rows of T
-    rounded up to 8 bytes) and the marks as ``uint64`` words."""
-    mask = np.zeros((3, (T + 7) // 8 * 8), dtype=np.uint8)
+    row), their large-|g| levels (big), their row marks in a chunk (mask, three
+    rows of :data:`RATIO_CHUNK` bytes) and the marks as ``uint64`` words.  T is
+    not needed: the marks are made a chunk at a time."""
+    mask = np.zeros((3, RATIO_CHUNK), dtype=np.uint8)
     return (np.empty(2 * m), np.empty(2 * m, dtype=np.int64), np.empty((3, 2)),
             np.empty((3, 2), dtype=np.int64), np.empty(3), mask, mask.view(np.uint64))
 
@@ -281,31 +291,32 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol, scratch):
     inf on block rows, so they never win.
 
     Computed with the same results, bit for bit, by skipping the rows that cannot
-    take over: the rule runs over the first :data:`RATIO_PREFIX` rows, giving per
-    sign a state ``v``; a vectorised sweep marks the rows with
-    ``rabs[t] < v[s] * |g|`` (:func:`_ratio_marks_three`); the rule then runs over
-    the marked rows only, in order (:func:`_ratio_marked_rows`).  Exact because
-    the state ``b`` of a sign never rises: a row that takes over has
-    ``rabs < fl(b |g|)``, so ``rabs / |g| <= b`` (were it above, ``rabs`` would
-    be a float strictly between ``b |g|`` and its rounding to nearest), and the
-    new state ``fl(rabs / |g|) <= b``.  So from the prefix on ``b <= v``, and an
-    unmarked row cannot take over: ``fl(b |g|) <= fl(v |g|) <= rabs[t]``
-    (rounding is monotone; ``rabs >= 0``, and for |g| = inf and b = 0 the
-    product is NaN: no take-over either).  Marking rows that cannot win
-    (|g| <= tol) is harmless: the rule tests them.  tests/test_engine_kernels.py
-    compares the results with a literal implementation on ties, near ties,
-    zeros, NaN and inf slacks, |g| at the thresholds, large |g| and unbounded
-    edges.  The sweep does a third of the rule's work per row (no fast-math);
-    prefixes and sweeps go three columns at a time.
+    take over: the rule runs over the first :data:`RATIO_PREFIX` rows; then, a
+    chunk of :data:`RATIO_CHUNK` rows at a time, a vectorised sweep marks the
+    rows with ``rabs[t] < v[s] * |g|``, ``v`` each sign's state at the chunk's
+    start, and the rule runs over the marked rows only, in order
+    (:func:`_ratio_chunks`).  Exact because the state ``b`` of a sign never
+    rises: a row that takes over has ``rabs < fl(b |g|)``, so
+    ``rabs / |g| <= b`` (were it above, ``rabs`` would be a float strictly
+    between ``b |g|`` and its rounding to nearest), and the new state
+    ``fl(rabs / |g|) <= b``.  So within a chunk ``b <= v``, and an unmarked row
+    cannot take over: ``fl(b |g|) <= fl(v |g|) <= rabs[t]`` (rounding is
+    monotone; ``rabs >= 0``, and for |g| = inf and b = 0 the product is NaN: no
+    take-over either).  Marking rows that cannot win (|g| <= tol) is harmless:
+    the rule tests them.  Since ``v`` falls from chunk to chunk, few more rows are
+    marked than take over, where one state for the whole column marks every row
+    below the prefix's smallest step (docs/speed.md, round 16).
+    tests/test_engine_kernels.py compares the results with a literal
+    implementation on ties, near ties, zeros, NaN and inf slacks, |g| at the
+    thresholds, large |g|, unbounded edges and chunk edges.  The sweep does a
+    third of the rule's work per row (no fast-math); prefixes and sweeps go
+    three columns at a time.
     """
     m, T = G.shape
     steps, rows, best, row, big, mask, words = scratch
     for j in range(2 * m):
         steps[j] = np.inf
         rows[j] = -1
-    for c in range(3):  # the last word's bytes past the rows: no marks
-        for t in range(T, (T + 7) // 8 * 8):
-            mask[c, t] = 0
     q = q0
     while q < q1:
         k = min(3, q1 - q)
@@ -313,9 +324,9 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol, scratch):
             p = min(RATIO_PREFIX, T)
             _ratio_prefix_three(G, q, tol, rabs, ybasic, in_block, p, best, row, big,
                                 RATIO_BIG if p < T else 1.0)
+            seen = 0
             if p < T:
-                _ratio_marks_three(G, q, rabs, ybasic, best, big, mask)
-            seen = _ratio_marked_rows(G, q, 0, 3, tol, rabs, ybasic, best, row, words, p, big)
+                seen = _ratio_chunks(G, q, 0, 3, tol, rabs, ybasic, best, row, big, mask, words, p)
             for c in range(3):  # column c's floor reads and writes its slot c only
                 if _floor_may_bind(G, q + c, rtol, row, c, big[c], (seen >> c) & 1 != 0):
                     _ratio_floor(G, q + c, tol, rtol, rabs, ybasic, in_block, best, row, c)
