@@ -277,10 +277,9 @@ def test_ratio_tests_in_chunks_follow_the_rule_at_chunk_edges(steps, chunks):
         t = np.arange(T)
         step = {"falling": 2.0 - t / T, "falling by ulps": 1.0 + (T - t) * 2.0**-52,
                 "rising": 1.0 + t / T, "one late": np.where(t == T - 2, 0.5, 1.0 + t / T)}[steps]
-        G = np.where(rng.random((m, T)) < 0.5, -a, a)
-        rabs = step * np.abs(G[0])  # column 0 exactly; the others' steps scaled at random
         ybasic = rng.random(T) < 0.5
-        G[:, :] = np.where((G > 0) == ybasic, np.abs(G), -np.abs(G))  # one sign
+        G = np.where(ybasic, a, -a)  # (g > 0) == ybasic: every row blocks the same sign
+        rabs = step * a[0]  # column 0's steps exactly, the others' scaled at random
         in_block = np.zeros(T, dtype=bool)
         _assert_literal_ratio_tests(G, rabs, ybasic, in_block, 1e-9, 1e-7)
 
