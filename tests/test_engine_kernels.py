@@ -190,10 +190,11 @@ def test_ratio_tests_follow_the_sequential_rule(seed):
     _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol)
 
 
-def _used_ratio_scratch(m, T, rng):
-    """A ratio-test scratch larger than needed and full of earlier contents: every mark
-    set, states and results at random (the compiled loop reuses one for every test)."""
-    scratch = K.ratio_scratch(m + int(rng.integers(0, 3)), T + int(rng.integers(0, 20)))
+def _used_ratio_scratch(m, rng):
+    """A ratio-test scratch for up to more columns than needed and full of earlier
+    contents: every mark set, states and results at random (the compiled loop reuses
+    one for every test)."""
+    scratch = K.ratio_scratch(m + int(rng.integers(0, 3)))
     for a in scratch[:5]:
         a[...] = rng.integers(-5, 5, a.shape)
     scratch[5][...] = 0xFF  # the marks, also as words
@@ -206,7 +207,7 @@ def _assert_literal_ratio_tests(G, rabs, ybasic, in_block, tol, rtol):
     with np.errstate(invalid="ignore"):  # inf * 0 in the literal rule, as in the kernels
         want = _ratio_reference(G, rabs, ybasic, in_block, tol, rtol)
     m = G.shape[0]
-    scratch = _used_ratio_scratch(m, G.shape[1], np.random.default_rng(G.shape[1]))
+    scratch = _used_ratio_scratch(m, np.random.default_rng(G.shape[1]))
     for steps, rows in (K.ratio_all(G, rabs, ybasic, in_block, tol, rtol),
                         K.ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, scratch)):
         np.testing.assert_array_equal(rows[:2 * m], want[1])

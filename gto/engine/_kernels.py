@@ -167,7 +167,7 @@ def _ratio_chunks(G, q, c0, k, thr, rabs, ybasic, best, row, big, mask, words, p
         else:
             v0, v1, big_c = best[c0, 0], best[c0, 1], big[c0]
             for i in range(n):
-                t = np.uint64(t0) + np.uint64(i)  # unsigned: see _ratio_chunks
+                t = np.uint64(t0) + np.uint64(i)  # unsigned: see the docstring
                 x = G[q, t]
                 a = abs(x)
                 mask[c0, i] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big_c)
@@ -260,12 +260,11 @@ def _ratio_one_column(G, q, tol, rtol, rabs, ybasic, in_block, best, row, c, mas
 
 
 @njit(cache=True)
-def ratio_scratch(m, T):
-    """The scratch of :func:`_ratio_columns` for up to m columns of T rows: the
+def ratio_scratch(m):
+    """The scratch of :func:`_ratio_columns` for up to m columns (of any length): the
     results (steps, rows: 2m each), the per-sign states of three columns (best,
     row), their large-|g| levels (big), their row marks in a chunk (mask, three
-    rows of :data:`RATIO_CHUNK` bytes) and the marks as ``uint64`` words.  T is
-    not needed: the marks are made a chunk at a time."""
+    rows of :data:`RATIO_CHUNK` bytes) and the marks as ``uint64`` words."""
     mask = np.zeros((3, RATIO_CHUNK), dtype=np.uint8)
     return (np.empty(2 * m), np.empty(2 * m, dtype=np.int64), np.empty((3, 2)),
             np.empty((3, 2), dtype=np.int64), np.empty(3), mask, mask.view(np.uint64))
@@ -276,7 +275,7 @@ def _ratio_columns(G, q0, q1, rabs, ybasic, in_block, tol, rtol, scratch):
     """Ratio tests of edges q0..q1-1 (rows of ``G``, see :mod:`gto.engine._block`), both
     signs: slot q is sigma=+1, slot m + q sigma=-1.  Returns (steps, rows), the
     first two arrays of ``scratch`` (:func:`ratio_scratch`, for at least G's
-    shape), their first 2m entries set (inf / -1 where the ray is unbounded or the
+    rows), their first 2m entries set (inf / -1 where the ray is unbounded or the
     edge not tested).  The scratch's earlier contents do not matter: the compiled
     loop holds one for all its tests rather than allocating at each.
 
@@ -363,13 +362,13 @@ def ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, scratch):
 def ratio_one(G, q, sigma, rabs, ybasic, in_block, tol, rtol):
     """:func:`ratio_one_into` in a scratch of its own."""
     return ratio_one_into(G, q, sigma, rabs, ybasic, in_block, tol, rtol,
-                          ratio_scratch(G.shape[0], G.shape[1]))
+                          ratio_scratch(G.shape[0]))
 
 
 @njit(cache=True)
 def ratio_all(G, rabs, ybasic, in_block, tol, rtol):
     """:func:`ratio_all_into` in a scratch of its own (fresh result arrays)."""
-    return ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, ratio_scratch(G.shape[0], G.shape[1]))
+    return ratio_all_into(G, rabs, ybasic, in_block, tol, rtol, ratio_scratch(G.shape[0]))
 
 
 @njit(cache=True, inline="always")
@@ -594,7 +593,7 @@ def block_step(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, le
     or the residual check (``due_check``) found ``max |M theta - rhs|`` above
     ``residual_tol``."""
     m, T = rows_t.shape
-    work = np.empty((3, max(m, T, G.shape[1], H.shape[1])))
+    work = np.empty((3, max(m, T, H.shape[1])))
     if not block_update(Binv, G, H, rows_t, rhs, tight, in_block, position, ybasic, q, leave,
                         sigma, theta, r, rabs, coord, n_coord, zero_tol, pivot_tol, work):
         return 0

@@ -662,7 +662,7 @@ def tree_arrays(walker, max_iter):
         rows_t=buffers.pop("_rows_t"), **buffers, **ints_of, off=off,
         ints=ints, floats=floats, counts=np.empty(max_iter + 1),
         best_theta=np.empty((len(blocks), P.data.m)), plan=walker._plan, X1=P.data.X1,
-        work=walker._work, ratio=ratio_scratch(P.data.m, int(np.diff(off).max())),
+        work=walker._work, ratio=ratio_scratch(P.data.m),
         score_work=(np.empty((walker._valid.shape[0], 2)), np.empty(len(blocks), dtype=np.int64),
                     np.empty(len(blocks), dtype=bool)))
 
