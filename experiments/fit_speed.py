@@ -21,14 +21,15 @@ and the held-out error; the GTO fits are also split by stage (CPU seconds):
 
 Unlike ``experiments.quality``, the big sets (magic, twonorm, phoneme) are
 used whole (``--cap`` subsamples them); the generated data are the paper's
-generator (10 features) at ``--synthetic`` training sizes with 10 000 test
-points, one draw.  Numba compiles before the clock starts (a warm-up fit).
+generator (10 features, or ``--features``) at ``--synthetic`` training sizes
+with 10 000 test points, one draw.  Numba compiles before the clock starts (a warm-up fit).
 The internal CV's choice (``best_index_``) is counted per grid point.
 
     python -m experiments.fit_speed                      # everything (slow at 1e5)
     python -m experiments.fit_speed --data heart liver --synthetic
     python -m experiments.fit_speed --depth 3 --data heart liver cancer
     python -m experiments.fit_speed --no-peers --folds 1 --synthetic 100000 --data
+    python -m experiments.fit_speed --data --synthetic 1000 3000 --features 100   # wide
 
 Prints one table and writes ``fit_speed.json`` to ``--out``.
 """
@@ -53,6 +54,9 @@ from . import peers, quality
 from .common import Split, cv_splits, markdown_table
 
 SYNTHETIC = (10_000, 100_000)
+#: dimensions of the generated data (the paper's 10-d planted trees; ``--features``
+#: measures wide data, docs/speed.md)
+SYNTHETIC_FEATURES = 10
 DATA = (*problems.DATASETS, *problems.NUMERIC)
 #: functions timed inside a GTO fit (found by name in the loaded gto modules, so the
 #: script runs on older and newer layouts alike): stage -> (module attribute names)
@@ -175,14 +179,17 @@ def _nothing():
 
 
 # -- data ----------------------------------------------------------------------
-def splits(names, synthetic, folds, cap):
+def splits(names, synthetic, folds, cap, features=SYNTHETIC_FEATURES):
     """The quality protocol's splits of ``names`` (first ``folds`` folds, big sets
-    subsampled to ``cap`` points if given), then one draw per synthetic size."""
+    subsampled to ``cap`` points if given), then one draw per synthetic size, in
+    ``features`` dimensions (named ``synthetic-N``, or ``synthetic-NxD`` beside the
+    default 10)."""
     for name in names:
         yield from cv_splits(name, folds=folds, max_samples=cap)
     for n in synthetic:
-        d = problems.synthetic(10, n, 10_000, random_state=0)
-        yield Split(f"synthetic-{n}", 0, d.X_train, d.y_train, d.X_test, d.y_test, 0)
+        d = problems.synthetic(features, n, 10_000, random_state=0)
+        name = f"synthetic-{n}" if features == SYNTHETIC_FEATURES else f"synthetic-{n}x{features}"
+        yield Split(name, 0, d.X_train, d.y_train, d.X_test, d.y_test, 0)
 
 
 def warm_up(depth, params):
@@ -251,7 +258,8 @@ def _num(value, digits):
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def run(data, synthetic, folds, cap, depth, peer_names, params, out):
+def run(data, synthetic, folds, cap, depth, peer_names, params, out,
+        features=SYNTHETIC_FEATURES):
     names = list(data)
     unknown = [d for d in names if d not in DATA]
     if unknown:
@@ -261,7 +269,7 @@ def run(data, synthetic, folds, cap, depth, peer_names, params, out):
     arms = {"GTO": arm, **{name: quality.scaled(fit) for name, fit in found.items()}}
     warm_up(depth, params)
     rows = []
-    for split in splits(names, synthetic, folds, cap):
+    for split in splits(names, synthetic, folds, cap, features):
         done = time_split(split, arms, kept)
         rows += done
         g = done[0]
@@ -299,6 +307,8 @@ def parser():
                    help=f"bundled data sets among {', '.join(DATA)} (none: --data)")
     p.add_argument("--synthetic", nargs="*", type=int, default=list(SYNTHETIC), metavar="N",
                    help="training sizes of the generated data (none: --synthetic)")
+    p.add_argument("--features", type=int, default=SYNTHETIC_FEATURES, metavar="D",
+                   help="dimensions of the generated data")
     p.add_argument("--folds", type=int, default=None,
                    help="first folds of the 5-fold protocol only (default: all 5)")
     p.add_argument("--cap", type=int, default=None,
@@ -316,8 +326,10 @@ def parser():
 def main(argv=None):
     args = parser().parse_args(argv)
     params = dict(_pair(item) for item in args.gto)
+    if args.features < 1:
+        raise SystemExit("--features must be a positive number of dimensions")
     text, meta = run(args.data, args.synthetic, args.folds, args.cap, args.depth,
-                     [] if args.no_peers else args.peers, params, args.out)
+                     [] if args.no_peers else args.peers, params, args.out, args.features)
     print(text)
     print()
     print(f"CPU seconds per fit (process_time), median (max) over the splits; stages: medians; "

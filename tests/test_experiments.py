@@ -174,3 +174,24 @@ def test_seed_spread_shifts_the_seed_of_the_quality_protocols_fit():
         error = 100 * np.mean(model.predict(scaler.transform(split.X_test)) != split.y_test)
         assert got[offset]["folds"] == [round(error, 2)]
         assert got[offset]["test"] == round(error, 2)
+
+
+def test_fit_speed_generates_data_of_the_dimensions_asked():
+    """``--features`` draws the generated data in that many dimensions, labelled by the
+    split's planted tree (a literal walk of it), and names the split by its size and
+    width; the default keeps the paper's 10-d name."""
+    from experiments import fit_speed
+
+    split, = fit_speed.splits([], [60], None, None, features=7)
+    assert split.dataset == "synthetic-60x7"
+    assert split.X_train.shape == (60, 7) and split.X_test.shape == (10_000, 7)
+    tree = problems.synthetic(7, 60, 10_000, random_state=0).tree
+    for X, y in ((split.X_train, split.y_train), (split.X_test, split.y_test)):
+        leaves = []
+        for x in X:  # Figure 2's tree: the root, then the decision on the point's side
+            d = 2 if x @ tree.W[0] - tree.gamma[0] > 0 else 1
+            leaves.append(2 * (d - 1) + int(x @ tree.W[d] - tree.gamma[d] > 0))
+        assert np.array_equal(np.asarray(tree.leaf_classes)[leaves], y)
+    default, = fit_speed.splits([], [60], None, None)
+    assert default.dataset == "synthetic-60" and default.X_train.shape == (60, 10)
+    assert fit_speed.parser().parse_args(["--features", "100"]).features == 100
