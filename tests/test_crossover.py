@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
+from numba import njit
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
@@ -111,3 +112,62 @@ def test_incremental_purification_reaches_the_exact_ones_vertex(seed, monkeypatc
         if not degenerate:
             assert sorted(fast.tight.tolist()) == sorted(exact.tight.tolist())
             assert np.allclose(fast.theta, exact.theta, atol=1e-8)
+
+
+
+@njit(cache=False)
+def _drop_direction_passes(Q, nq, a, theta):
+    """The incremental null basis' Householder step as separate passes, in place
+    (compiled, so that ``u @ u`` and ``h @ h`` are the kernel's): reflect every
+    column, move columns 1.. to 0.., then return the next step's ``-Q^T theta`` over
+    the new basis."""
+    m = Q.shape[0]
+    u = np.zeros(nq)
+    for j in range(m):
+        for c in range(nq):
+            u[c] += Q[j, c] * a[j]
+    norm_u = np.sqrt(u @ u)
+    h = u.copy()
+    h[0] += norm_u if u[0] >= 0 else -norm_u
+    hh = h @ h
+    for j in range(m):
+        acc = 0.0
+        for c in range(nq):
+            acc += Q[j, c] * h[c]
+        f = 2.0 * acc / hh
+        for c in range(nq):
+            Q[j, c] -= f * h[c]
+    for j in range(m):
+        for c in range(1, nq):
+            Q[j, c - 1] = Q[j, c]
+    coef = np.zeros(nq - 1)
+    for j in range(m):
+        for c in range(nq - 1):
+            coef[c] -= Q[j, c] * theta[j]
+    return coef
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_drop_direction_gives_the_bits_of_its_steps_one_at_a_time(seed):
+    """drop_direction reflects, moves the columns and makes the next step's
+    coefficients in one pass over Q: the bits of doing them one pass each, as the
+    purification did before; Q and coef are left alone for a dependent row (one
+    orthogonal to the null basis)."""
+    from gto.engine._lp_kernels import drop_direction
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(3, 40))
+    nq = int(rng.integers(2, m + 1))
+    Q = np.ascontiguousarray(np.linalg.qr(rng.normal(size=(m, m)))[0])
+    a, theta = rng.normal(size=m), rng.normal(size=m)
+    want_Q = Q.copy()
+    want_coef = _drop_direction_passes(want_Q, nq, a, theta)
+    got_Q, coef = Q.copy(), np.full(m, np.nan)
+    assert drop_direction(got_Q, nq, a, 1e-10, theta, coef) == nq - 1
+    np.testing.assert_array_equal(got_Q[:, :nq - 1], want_Q[:, :nq - 1])
+    np.testing.assert_array_equal(coef[:nq - 1], want_coef)
+    outside = Q[:, nq:] @ np.ones(m - nq)  # no part in the null basis (0 if nq = m)
+    kept_Q, kept_coef = Q.copy(), np.full(m, 7.0)
+    assert drop_direction(kept_Q, nq, outside, 1e-10, theta, kept_coef) == -1
+    np.testing.assert_array_equal(kept_Q, Q)
+    np.testing.assert_array_equal(kept_coef, np.full(m, 7.0))

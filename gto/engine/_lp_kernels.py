@@ -148,12 +148,19 @@ def _null_from_svd(s, vh, k, out):
 
 
 @njit(cache=True)
-def drop_direction(Q, nq, a, dep_rtol):
+def drop_direction(Q, nq, a, dep_rtol, theta, coef):
     """Remove row ``a``'s direction from the orthonormal null basis ``Q[:, :nq]``
     (a Householder reflection of its coordinates ``u = Q^T a``), in place.
-    Returns the new number of columns, or -1 (``Q`` unchanged) if ``a`` is
-    dependent: ``|u| <= dep_rtol |a|`` (then ``cond >= 1 / dep_rtol`` for the
-    rows with ``a``).  O(m nq) instead of an SVD of the tight rows."""
+    Returns the new number of columns, or -1 (``Q`` and ``coef`` unchanged) if
+    ``a`` is dependent: ``|u| <= dep_rtol |a|`` (then ``cond >= 1 / dep_rtol`` for
+    the rows with ``a``).  O(m nq) instead of an SVD of the tight rows.
+
+    In the same pass over ``Q``, row by row while the row is in cache: the
+    reflected columns 1.. moved to 0.., and ``coef = -Q^T theta`` over the new
+    basis (the next step's projection of ``-theta``, :func:`purify_steps`).  Each
+    value is the one of a pass of its own (the same operations on the same
+    values, each sum in the order of the rows); on wide data, where ``Q`` is
+    megabytes, the passes over it are most of a step (docs/speed.md, round 17)."""
     m = Q.shape[0]
     u = np.zeros(nq)
     for j in range(m):  # row by row: Q is C-ordered (each sum keeps its order of terms)
@@ -167,16 +174,18 @@ def drop_direction(Q, nq, a, dep_rtol):
     h = u.copy()
     h[0] += norm_u if u[0] >= 0 else -norm_u
     hh = h @ h
+    for c in range(nq - 1):
+        coef[c] = 0.0
     for j in range(m):
         acc = 0.0
         for c in range(nq):
             acc += Q[j, c] * h[c]
         f = 2.0 * acc / hh
-        for c in range(nq):
-            Q[j, c] -= f * h[c]
-    for j in range(m):
+        tj = theta[j]
         for c in range(1, nq):
-            Q[j, c - 1] = Q[j, c]
+            x = Q[j, c] - f * h[c]
+            Q[j, c - 1] = x
+            coef[c - 1] -= x * tj
     return nq - 1
 
 
@@ -219,6 +228,7 @@ def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction,
     coef = np.empty(m)
     v = np.empty(m)
     given = direction.shape[0] == m
+    coef_ready = False  # coef = -Q^T theta already, for the current basis and theta
     steps = 0
     while k < m:
         if steps == max_steps:
@@ -229,11 +239,13 @@ def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction,
             _copy(v, direction)
             given = False
         else:  # -theta projected on the null space of the tight rows (Q row by row)
-            for c in range(nq):
-                coef[c] = 0.0
-            for j in range(m):
+            if not coef_ready:  # else drop_direction made coef with the new basis
                 for c in range(nq):
-                    coef[c] -= Q[j, c] * theta[j]
+                    coef[c] = 0.0
+                for j in range(m):
+                    for c in range(nq):
+                        coef[c] -= Q[j, c] * theta[j]
+            coef_ready = False
             for j in range(m):
                 v[j] = 0.0
             for j in range(m):
@@ -260,7 +272,7 @@ def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction,
             _copy(out[:, 0], v)
             return LINEALITY, k, 1
         if dep_rtol > 0:  # incremental null basis
-            left = drop_direction(Q, nq, rows[best_row], dep_rtol)
+            left = drop_direction(Q, nq, rows[best_row], dep_rtol, best_theta, coef)
             if left < 0:
                 if best_row < dependent.shape[0]:
                     dependent[best_row] = True
@@ -272,6 +284,7 @@ def purify_steps(rows, rows_t, rhs, cost, theta, tight, k, dependent, direction,
             is_tight[best_row] = True
             k += 1
             nq = left
+            coef_ready = True
             continue
         M = np.empty((k + 1, m))
         for i in range(k):
