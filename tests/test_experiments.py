@@ -195,3 +195,24 @@ def test_fit_speed_generates_data_of_the_dimensions_asked():
     default, = fit_speed.splits([], [60], None, None)
     assert default.dataset == "synthetic-60" and default.X_train.shape == (60, 10)
     assert fit_speed.parser().parse_args(["--features", "100"]).features == 100
+
+
+def test_purify_speed_times_signed_rows(capsys):
+    """experiments.purify_speed: the rows are the points twice with signs (each row of
+    the second half is a signed copy of one of the first), the last column -sign; one
+    JSON entry per shape with nonnegative times; a malformed shape is refused."""
+    import json
+
+    from experiments import purify_speed
+
+    rows, theta, cost = purify_speed.signed_rows(10, 4, 0)
+    assert rows.shape == (10, 4) and theta.shape == (4,) and cost.shape == (10,)
+    signs = -rows[:, -1]
+    assert set(signs.tolist()) <= {-1.0, 1.0}
+    np.testing.assert_array_equal(rows[:5, :-1] * signs[:5, None], rows[5:, :-1] * signs[5:, None])
+    purify_speed.main(["--shapes", "40x5", "12x3", "--repeats", "1"])
+    got = json.loads(capsys.readouterr().out)
+    assert set(got) == {"40x5", "12x3"}
+    assert all(v["best"] >= 0 and v["median"] >= v["best"] for v in got.values())
+    with pytest.raises(SystemExit):
+        purify_speed.main(["--shapes", "40by5"])
