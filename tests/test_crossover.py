@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
 from numba import njit
+from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
