@@ -324,10 +324,11 @@ def parser():
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
-    params = dict(_pair(item) for item in args.gto)
+    p = parser()
+    args = p.parse_args(argv)
     if args.features < 1:
-        raise SystemExit("--features must be a positive number of dimensions")
+        p.error("--features must be at least 1")
+    params = dict(_pair(item) for item in args.gto)
     text, meta = run(args.data, args.synthetic, args.folds, args.cap, args.depth,
                      [] if args.no_peers else args.peers, params, args.out, args.features)
     print(text)

@@ -195,6 +195,9 @@ def test_fit_speed_generates_data_of_the_dimensions_asked():
     default, = fit_speed.splits([], [60], None, None)
     assert default.dataset == "synthetic-60" and default.X_train.shape == (60, 10)
     assert fit_speed.parser().parse_args(["--features", "100"]).features == 100
+    with pytest.raises(SystemExit) as stop:
+        fit_speed.main(["--features", "0", "--data", "--synthetic"])
+    assert stop.value.code == 2
 
 
 def test_purify_speed_times_signed_rows(capsys):
