@@ -3,9 +3,9 @@
 A decision's rows are its triples ``s_t [x_i, -1]``, signed copies of points, so
 ``G = (A M^-1)^T`` has, column for column, the signed columns of ``H = (X M^-1)^T``
 (docs/speed.md, round 17).  On the bench's walker (diabetes, the paper's Figure 2
-tree, product error) after ``--moves`` moves of the Python loop, each decision's
-real rows are matched to the points (``X1``) with their signs, and ``G`` is
-compared with the signed ``H``.  Prints JSON per decision: rows, points, runs of
+tree, product error) after ``--moves`` moves of the Python loop, ``G`` is compared
+with ``H`` at each real row's point, signed (as the problem built the rows).  Prints
+JSON per decision: rows, points, whether the rows are those signed points, runs of
 consecutive points among the rows, signs, the share of entries equal bit for bit,
 the largest relative difference, and the block's rank-one updates.
 
@@ -26,30 +26,22 @@ from experiments.bench_gto import FIG2, _start_walker
 from gto.engine._problem import TreeProblem
 
 
-def row_points(rows_t, X1t):
-    """Per row (a column of ``rows_t``): the point it copies and its sign (+1 or -1)."""
-    where = {X1t[:, i].tobytes(): i for i in range(X1t.shape[1])}
-    point, sign = np.empty(rows_t.shape[1], dtype=np.int64), np.empty(rows_t.shape[1])
-    for t in range(rows_t.shape[1]):
-        column = rows_t[:, t]
-        if column.tobytes() in where:
-            point[t], sign[t] = where[column.tobytes()], 1.0
-        else:
-            point[t], sign[t] = where[(-column).tobytes()], -1.0
-    return point, sign
-
-
 def compare(walker):
-    """The JSON-able comparison of every block's ``G`` with its signed ``H``."""
+    """The JSON-able comparison of every block's ``G`` with its signed ``H``, each row's
+    point and sign as the problem recorded them (:class:`gto.engine._problem.TripleRows`),
+    and whether the rows are those signed points."""
     out = []
-    for b in walker.blocks:
+    rows = walker.problem.blocks
+    for d, b in enumerate(walker.blocks):
         T = b.n_real
-        point, sign = row_points(b._rows_t[:, :T], walker._X1t)
+        point, sign = rows.row_points[d], rows.row_sides[d].astype(float)
         signed = b.H[:, point] * sign
         G = b.G[:, :T]
         with np.errstate(divide="ignore", invalid="ignore"):
             rel = np.where(G == signed, 0.0, np.abs(G - signed) / np.abs(G))
         out.append({"rows": int(T), "points": int(walker._X1t.shape[1]),
+                    "signed_points": bool(np.array_equal(b._rows_t[:, :T],
+                                                         walker._X1t[:, point] * sign)),
                     "runs": int(np.sum(np.diff(point) != 1) + 1),
                     "signs": {"+": int(np.sum(sign > 0)), "-": int(np.sum(sign < 0))},
                     "bit_equal": float(np.mean(G == signed)),
