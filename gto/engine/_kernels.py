@@ -140,6 +140,16 @@ def _ratio_prefix_three(G, q, thr, rabs, ybasic, in_block, p, best, row, big, sc
     big[2] = scale * tc
 
 
+@njit(cache=True, inline="always")
+def _marked(x, rt, yb, v0, v1, big):
+    """Whether a row of slack ``rt``, basic-y flag ``yb`` and entry ``x`` may take over a
+    column whose states are ``v0``, ``v1`` (per sign), or holds ``|x| >= big``
+    (:func:`_ratio_chunks`'s mark; ``|`` rather than ``or``: no branch, so the sweeps
+    vectorise)."""
+    a = abs(x)
+    return (rt < (v0 if (x > 0) == yb else v1) * a) | (a >= big)
+
+
 @njit(cache=True)
 def _ratio_chunks(G, q, c0, k, thr, rabs, ybasic, best, row, big, mask, words, p):
     """:func:`_ratio_rule` over rows p.. of the k columns ``q + c - c0`` (k = 1, or 3
@@ -168,9 +178,7 @@ def _ratio_chunks(G, q, c0, k, thr, rabs, ybasic, best, row, big, mask, words, p
             v0, v1, big_c = best[c0, 0], best[c0, 1], big[c0]
             for i in range(n):
                 t = np.uint64(t0) + np.uint64(i)  # unsigned: see the docstring
-                x = G[q, t]
-                a = abs(x)
-                mask[c0, i] = (rabs[t] < (v0 if (x > 0) == ybasic[t] else v1) * a) | (a >= big_c)
+                mask[c0, i] = _marked(G[q, t], rabs[t], ybasic[t], v0, v1, big_c)
         for c in range(c0, c0 + k):
             qc, big_c = q + c - c0, big[c]
             for w in range(RATIO_CHUNK // 8):
@@ -200,15 +208,9 @@ def _ratio_marks_three(G, q, t0, n, rabs, ybasic, best, big, mask):
         t = np.uint64(t0) + np.uint64(i)  # unsigned: see _ratio_chunks
         rt = rabs[t]
         yb = ybasic[t]
-        x = G[q, t]
-        a = abs(x)
-        mask[0, i] = (rt < (va0 if (x > 0) == yb else va1) * a) | (a >= biga)
-        x = G[q + 1, t]
-        a = abs(x)
-        mask[1, i] = (rt < (vb0 if (x > 0) == yb else vb1) * a) | (a >= bigb)
-        x = G[q + 2, t]
-        a = abs(x)
-        mask[2, i] = (rt < (vc0 if (x > 0) == yb else vc1) * a) | (a >= bigc)
+        mask[0, i] = _marked(G[q, t], rt, yb, va0, va1, biga)
+        mask[1, i] = _marked(G[q + 1, t], rt, yb, vb0, vb1, bigb)
+        mask[2, i] = _marked(G[q + 2, t], rt, yb, vc0, vc1, bigc)
 
 
 @njit(cache=True, inline="always")
