@@ -95,7 +95,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         leaves cycle through the classes (the paper's Figure 2 tree for two
         classes and depth 2).
     depth : int, default 2
-        Depth of the default complete tree (needs 2**depth >= number of classes).
+        Depth of the default complete tree, its leaves cycling through the
+        classes in sorted order.  With more classes than its ``2**depth`` leaves,
+        the leaves go to the classes of the largest training weight (ties to the
+        smaller label), and the points of the other classes are misclassified
+        whatever the splits, as in a CART tree of that depth.
         At ``depth >= 3`` the estimator's own fit one level shallower is kept
         unless the deeper tree pays in the internal cross-validation (``depth_``).
     alpha : float >= 0 or "auto", default "auto"
@@ -313,7 +317,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError("init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
                             f"got a {type(self.init).__name__} without a fitted tree_")
 
-    def _initial_tree(self, n_features):
+    def _initial_tree(self, n_features, y, w):
         if not isinstance(self.init, str):
             tree = as_tree(self.init).copy()
             if tree.n_features != n_features:
@@ -331,12 +335,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                     f"({self.classes_.tolist()})"
                 )
             return tree
-        if 2**self.depth < len(self.classes_):
-            raise ValueError(
-                f"a complete tree of depth {self.depth} has {2**self.depth} leaves, fewer than "
-                f"the {len(self.classes_)} classes; raise depth or give a structure"
-            )
-        return Tree.complete(self.depth, self.classes_, n_features)
+        return Tree.complete(self.depth, heaviest_classes(self.classes_, y, w, 2**self.depth),
+                             n_features)
 
     # -- fitting ---------------------------------------------------------------
     def _grid(self, n_features):
@@ -623,7 +623,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             )
         # checked here (huge weights rescaled by a power of two) for the SVM trees and CV scores
         w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
-        tree = self._initial_tree(self.n_features_in_)
+        tree = self._initial_tree(self.n_features_in_, y, w)
         grid = self._grid(self.n_features_in_)
         if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
@@ -794,6 +794,17 @@ def _complexity(params, n_features):
     return (min(budget, n_features), -params["alpha"])
 
 
+def heaviest_classes(classes, y, w, k):
+    """The (at most) ``k`` classes of ``classes`` with the largest total weight in ``y``
+    (``w`` None: counts), ties to the smaller label, in sorted order: the leaves'
+    classes of the default tree when there are more classes than leaves."""
+    if len(classes) <= k:
+        return classes
+    weight = np.zeros(len(classes))
+    np.add.at(weight, np.searchsorted(classes, y), 1.0 if w is None else w)
+    return classes[np.sort(np.argsort(-weight, kind="stable")[:k])]
+
+
 def _subsample(y, size, seed):
     """Indices of a stratified subsample of ``size`` points (every class kept)."""
     from sklearn.model_selection import train_test_split
@@ -843,7 +854,10 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
     fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
                               penalty=penalty, intercept_scaling=svm_intercept_scaling(penalty))
     n_errors = fitted.n_errors(X, y, w)
+    leafless = ~np.isin(y, fitted.leaf_classes)  # errors whatever the splits
+    lost = int(leafless.sum()) if w is None else float(np.asarray(w)[leafless].sum())
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
+                          leafless_errors=lost,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
@@ -852,6 +866,7 @@ def _refuse_too_big(tree, X, y, w, folds):
     """The searched folds' memory check (ValueError), made before the CV's first fit,
     so that a tree too big to search is refused at once, not after the SVM trees."""
     train = max((train for train, _ in folds), key=len)
+    train = train[np.isin(y[train], tree.leaf_classes)]  # the points a search sees (optimize)
     check_search_fits(tree, PreparedData(tree, X[train], y[train], None if w is None else w[train]))
 
 

@@ -26,7 +26,10 @@ The answer is the tree with the fewest training errors (ties by objective;
 with ``alpha > 0`` the lowest penalised objective) over all of these and the
 majority-labelled given tree (the first start), so never more errors than the given tree
 (when its own labels, or the majority's, hold every class of y; else only the
-patterns are searched).
+patterns are searched).  With more classes than leaves no labelling holds them
+all: any labelling is searched (:func:`holds_classes`), and the points of the
+classes left without a leaf are errors whatever the decisions
+(:func:`gto.optimize` sets them apart), as in a CART tree of that size.
 """
 from __future__ import annotations
 
@@ -160,13 +163,14 @@ def labellings(tree, X, y, w):
     """``[(errors on the given splits, labels)]``: the majority labelling first (the
     tree's own labels if the majority leaves out a class of y), then up to
     MAX_PATTERNS oriented patterns, fewest errors first; each holds every class
-    of y, none twice."""
+    of y (unless y has more classes than the tree leaves, :func:`holds_classes`),
+    none twice."""
     classes = np.unique(y[w > 0])
     counts = leaf_weights(tree, X, y, w, classes)
     present = set(classes.tolist())
     out = []
     for labels in (majority_labels(tree, counts, classes), tree.leaf_classes):
-        if present <= set(labels.tolist()):
+        if holds_classes(labels, present):
             out.append((_errors(counts, labels, classes), labels))
             break
     patterns = label_patterns(tree, classes)
@@ -174,13 +178,21 @@ def labellings(tree, X, y, w):
         return out
     cost = counts.sum(axis=1, keepdims=True) - counts
     placed = sorted((orient(tree, p, cost, classes) for p in patterns), key=lambda e: e[0])
-    extra = [(e, lab) for e, lab in placed if present <= set(lab.tolist())]
+    extra = [(e, lab) for e, lab in placed if holds_classes(lab, present)]
     for errors, labels in extra:
         if len(out) > MAX_PATTERNS:
             break
         if not any(np.array_equal(labels, o[1]) for o in out):
             out.append((errors, labels))
     return out
+
+
+def holds_classes(labels, present):
+    """Whether a labelling of the leaves may be searched: it holds every class of
+    ``present``, or, when there are more classes than leaves, any labelling (the
+    points of a class without a leaf are errors whatever the decisions, and
+    :func:`gto.optimize` sets them apart)."""
+    return len(present) > len(labels) or present <= set(labels.tolist())
 
 
 def _errors(counts, labels, classes):
@@ -230,12 +242,12 @@ def optimize_free(search, tree, X, y, sample_weight, time_limit, alpha):
 
 def _relabel(tree, X, y, w):
     """The majority relabelling of a searched tree if it has fewer errors and still a
-    leaf of every class of y (the next search needs one), else None."""
+    leaf of every class of y (:func:`holds_classes`), else None."""
     classes = np.unique(y[w > 0])
     counts = leaf_weights(tree, X, y, w, classes)
     labels = majority_labels(tree, counts, classes)
-    if np.array_equal(labels, tree.leaf_classes) or not set(classes.tolist()) <= set(
-            labels.tolist()):
+    if np.array_equal(labels, tree.leaf_classes) or not holds_classes(
+            labels, set(classes.tolist())):
         return None
     if _errors(counts, labels, classes) >= _errors(counts, tree.leaf_classes, classes):
         return None

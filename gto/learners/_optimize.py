@@ -279,7 +279,11 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     ``message``, ``success``.  ``fun`` and ``min_fun`` include the penalty;
     ``penalty`` is its part in ``fun`` (0 for ``alpha=0``); ``n_errors`` is
     always the training misclassified count and :func:`gto.error` the
-    paper's error without the penalty.
+    paper's error without the penalty.  Points of a class with no leaf in the
+    tree (more classes than leaves) are misclassified whatever the decisions:
+    the search runs on the others, ``fun`` is theirs, and the counts
+    (``n_errors``, ``start_n_errors``, the histories) include those points, whose
+    own count is ``leafless_errors`` (0 when every class has a leaf).
     """
     if categorical_features is not None or one_group or non_numeric(X):
         return optimize_categorical(
@@ -296,7 +300,10 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     _validate(tree, call)
     if check_leaves(leaves, tree) == "free":  # leaf classes chosen too (gto.learners._leaves)
         return _fit_free(tree, X, y, sample_weight, call)
-    checked = check_fit_data(tree, X, y, sample_weight)
+    checked = check_fit_data(tree, X, y, sample_weight, leafless=True)
+    has_leaf = np.isin(checked[1], tree.leaf_classes)
+    if not has_leaf.all():  # classes without a leaf: errors whatever the decisions
+        return _fit_leaf_classes(tree, has_leaf, X, sample_weight, call, checked)
     used = _used_part(tree, np.unique(checked[1][checked[2] > 0]))
     if used is not None:  # subtrees holding only classes absent from y: fit the rest
         return _fit_used_part(tree, used, X, y, sample_weight, call, checked)
@@ -363,6 +370,51 @@ def _fit_used_part(tree, used, X, y, sample_weight, call, checked):
     res.tree_min_fun = _expand(tree, res.tree_min_fun, used[1])
     res.tree.record_training(*checked, feature_names=res.tree.feature_names, target=tree.target)
     return res
+
+
+def _fit_leaf_classes(tree, has_leaf, X, sample_weight, call, checked):
+    """:func:`optimize` on the points whose class has a leaf (``has_leaf``).  A point
+    of a class without a leaf has no triple (DESIGN §2): it is misclassified
+    whatever the decisions, so it cannot change the search.  The result counts those
+    points too (``n_errors``, ``start_n_errors``, the histories; their own count in
+    ``leafless_errors``) and its trees record all the training data (their
+    ``predict_proba`` has a column per class); ``fun`` is the objective over the
+    other points."""
+    Xc, yc, wc = checked
+    searched = np.unique(yc[has_leaf & (wc > 0)])
+    if len(searched) < 2:
+        missing = np.unique(yc[~has_leaf]).tolist()
+        raise ValueError(
+            f"labels {missing} have no leaf in the tree (leaf classes "
+            f"{np.unique(tree.leaf_classes).tolist()}), and the points of its leaf classes "
+            f"hold {len(searched)} class(es): a search needs two")
+    res = _again(call, tree, Xc[has_leaf], yc[has_leaf],
+                 None if sample_weight is None else wc[has_leaf])
+    lost = float(wc[~has_leaf].sum())
+    lost = int(round(lost)) if np.all(wc == 1) else lost  # as _result counts
+    res.n_errors, res.start_n_errors = res.n_errors + lost, res.start_n_errors + lost
+    res.leafless_errors = lost
+    res.history = _errors_shifted(res.history, lost)
+    for run in res.restarts:
+        run["n_errors"] = run["n_errors"] + lost
+        run["history"] = _errors_shifted(run["history"], lost)
+    names = [str(c) for c in X.columns] if hasattr(X, "columns") else res.tree.feature_names
+    for fitted in (res.tree, res.tree_min_fun):
+        fitted.record_training(Xc, yc, None if sample_weight is None else wc,
+                               feature_names=names, target=tree.target)
+    n_classes = len(np.unique(yc[~has_leaf]))
+    res.message += (f"; {int(np.sum(~has_leaf))} point(s) of {n_classes} class(es) without "
+                    "a leaf are errors whatever the decisions (counted in n_errors)")
+    return res
+
+
+def _errors_shifted(history, lost):
+    """A search history with ``lost`` more errors in every row (None stays None)."""
+    if history is None or "n_errors" not in (history.dtype.names or ()):
+        return history
+    history = history.copy()
+    history["n_errors"] += lost
+    return history
 
 
 def _fit_free(tree, X, y, sample_weight, call):
@@ -691,6 +743,7 @@ def _result(problem, tree, objective, start_errors, runs, interrupted, time_limi
     return OptimizeResult(
         tree=found, n_errors=n_errors, fun=fun, penalty=penalty, tree_min_fun=tree_min_fun,
         min_fun=float(min_fun), start_n_errors=errors(tree) if weighted else int(start_errors),
+        leafless_errors=0,
         nit=nit, history=history, restarts=summaries, status=status, message=message,
         success=bool(runs), time=time.perf_counter() - t0, time_to_best=time_to_best,
     )

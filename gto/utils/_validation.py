@@ -109,11 +109,12 @@ def check_sample_weight(sample_weight, n_samples):
     return w
 
 
-def check_fit_data(tree, X, y, sample_weight=None):
+def check_fit_data(tree, X, y, sample_weight=None, leafless=False):
     """Validate (X, y, sample_weight) against ``tree``: shapes, finiteness, labels.
 
-    Every label must have a leaf of its class and the data must hold at least
-    two classes.
+    The data must hold at least two classes, and every label must have a leaf of
+    its class unless ``leafless`` (the caller then sets such points apart:
+    :func:`gto.optimize` counts them as errors whatever the decisions).
     """
     X = check_X(X, tree.n_features)
     y = check_labels(y, len(X))
@@ -122,7 +123,7 @@ def check_fit_data(tree, X, y, sample_weight=None):
     if len(present) < 2:
         raise ValueError(f"y has one class only ({present[0].item()!r}); a tree needs at least two")
     unknown = present[~np.isin(present, tree.leaf_classes)]
-    if unknown.size:
+    if unknown.size and not leafless:
         raise ValueError(
             f"labels {unknown.tolist()} have no leaf in the tree "
             f"(leaf classes {np.unique(tree.leaf_classes).tolist()})"

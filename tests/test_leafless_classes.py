@@ -1,0 +1,103 @@
+"""More classes than leaves: the points of a class without a leaf are errors whatever
+the decisions (DESIGN §2: they have no triple), so the search runs on the others and
+the results count them (gto.optimize, leaves "keep" and "free", and GTOClassifier's
+default tree)."""
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import gto
+from gto.learners._estimator import heaviest_classes
+from gto.learners._leaves import with_labels
+
+from truths import count_errors, leaf_counts
+
+
+def _three_classes(seed=0, n=(60, 40, 30)):
+    """Three Gaussian blobs in the plane of sizes ``n``."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [3.0, 0.5], [1.0, 3.0]])
+    X = np.vstack([c + rng.normal(size=(k, 2)) for c, k in zip(centres, n)])
+    y = np.repeat([0, 1, 2], n)
+    return X, y
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_optimize_searches_the_points_of_leaf_classes_and_counts_the_others(weighted):
+    X, y = _three_classes()
+    w = np.linspace(0.5, 2.0, len(y)) if weighted else None
+    tree = gto.Tree.from_structure((0, 1), 2)
+    res = gto.optimize(tree, X, y, sample_weight=w, max_iter=300, random_state=0)
+    keep = y < 2
+    alone = gto.optimize(tree, X[keep], y[keep], sample_weight=None if w is None else w[keep],
+                         max_iter=300, random_state=0)
+    # the same search: the points of class 2 cannot change any move
+    assert np.array_equal(res.tree.W, alone.tree.W)
+    assert np.array_equal(res.tree.gamma, alone.tree.gamma)
+    assert res.fun == alone.fun and res.nit == alone.nit
+    lost = np.sum(~keep) if w is None else w[~keep].sum()
+    assert res.leafless_errors == pytest.approx(lost)
+    # the counts are over all the points: a literal walk of the trees
+    assert res.n_errors == pytest.approx(count_errors(res.tree, X, y, w))
+    assert res.n_errors == pytest.approx(alone.n_errors + lost)
+    assert res.start_n_errors == pytest.approx(count_errors(tree, X, y, w))
+    assert np.allclose(res.history["n_errors"], alone.history["n_errors"] + lost)
+    assert res.restarts[0]["n_errors"] == pytest.approx(alone.restarts[0]["n_errors"] + lost)
+    assert isinstance(res.n_errors, float) == weighted
+    # the tree records every class: predict_proba has a column for class 2
+    classes, counts = leaf_counts(res.tree, X, y, w)
+    assert res.tree.classes.tolist() == classes == [0, 1, 2]
+    assert np.allclose(res.tree.leaf_counts, counts)
+    assert "without a leaf" in res.message
+    assert alone.leafless_errors == 0
+
+
+def test_optimize_needs_points_of_two_leaf_classes():
+    X, y = _three_classes()
+    tree = gto.Tree.from_structure((0, 1), 2)
+    with pytest.raises(ValueError, match=r"labels \[2\] have no leaf.*needs two"):
+        gto.optimize(tree, X[y != 1], y[y != 1])
+
+
+def test_free_leaves_with_more_classes_than_leaves_never_worse_than_the_given_tree():
+    """leaves="free" on a CART tree of 4 leaves for 6 classes: the labellings leave
+    classes out, and the answer is no worse than the given tree (scikit-learn's own
+    count) or any labelling of the given splits (brute force over 6^4 labellings)."""
+    rng = np.random.default_rng(1)
+    centres = rng.uniform(-4, 4, size=(6, 2))
+    X = np.vstack([c + rng.normal(size=(25, 2)) for c in centres])
+    y = np.repeat(np.arange(6), 25)
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    given = gto.Tree.from_sklearn(cart)
+    best_labelling = min(
+        count_errors(with_labels(given, np.array(lab)), X, y)
+        for lab in itertools.product(range(6), repeat=given.n_leaves))
+    res = gto.optimize(cart, X, y, max_iter=200, random_state=0)
+    assert res.start_n_errors == np.sum(cart.predict(X) != y)
+    assert count_errors(res.tree, X, y) == res.n_errors <= best_labelling
+    assert len(res.leaf_patterns) > 1  # patterns besides the majority labelling
+    assert res.leafless_errors == np.sum(~np.isin(y, res.tree.leaf_classes))
+
+
+def test_heaviest_classes():
+    classes = np.array(["a", "b", "c", "d", "e"])
+    y = np.array(list("aabbbcddddde"))
+    assert heaviest_classes(classes, y, None, 3).tolist() == ["a", "b", "d"]  # 2 = 2 (a < c)
+    w = np.where(y == "e", 10.0, 1.0)
+    assert heaviest_classes(classes, y, w, 2).tolist() == ["d", "e"]
+    assert heaviest_classes(classes, y, None, 5).tolist() == list("abcde")
+
+
+def test_estimator_gives_the_heaviest_classes_the_leaves():
+    X, y = _three_classes(n=(30, 60, 45))
+    model = gto.GTOClassifier(depth=1, random_state=0).fit(X, y)
+    assert model.tree_.leaf_classes.tolist() == [1, 2]
+    assert model.predict_proba(X).shape == (len(y), 3)
+    assert set(model.predict(X).tolist()) <= {1, 2}
+    # score by a literal walk of the fitted tree
+    assert model.score(X, y) == pytest.approx(1 - count_errors(model.tree_, X, y) / len(y))
+    w = np.where(y == 0, 5.0, 1.0)  # class 0 now the heaviest
+    weighted = gto.GTOClassifier(depth=1, random_state=0).fit(X, y, sample_weight=w)
+    assert weighted.tree_.leaf_classes.tolist() == [0, 1]
