@@ -1,7 +1,8 @@
-"""More classes than leaves: the points of a class without a leaf are errors whatever
-the decisions (DESIGN §2: they have no triple), so the search runs on the others and
-the results count them (gto.optimize, leaves "keep" and "free", and GTOClassifier's
-default tree)."""
+"""Multi-class trees.  More classes than leaves: the points of a class without a leaf
+are errors whatever the decisions (DESIGN §2: they have no triple), so the search runs
+on the others and the results count them (gto.optimize, leaves "keep" and "free", and
+GTOClassifier's default tree).  Three classes or more: the default tree's classes are
+arranged on its leaves by CART's splits."""
 import itertools
 
 import numpy as np
@@ -9,10 +10,11 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import gto
+from gto.engine._starts import cart_splits
 from gto.learners._estimator import heaviest_classes
-from gto.learners._leaves import with_labels
+from gto.learners._leaves import cart_arrangement, with_labels
 
-from truths import count_errors, leaf_counts
+from truths import count_errors, leaf_counts, leaf_walk
 
 
 def _three_classes(seed=0, n=(60, 40, 30)):
@@ -101,3 +103,42 @@ def test_estimator_gives_the_heaviest_classes_the_leaves():
     w = np.where(y == 0, 5.0, 1.0)  # class 0 now the heaviest
     weighted = gto.GTOClassifier(depth=1, random_state=0).fit(X, y, sample_weight=w)
     assert weighted.tree_.leaf_classes.tolist() == [0, 1]
+
+
+def _lowest_pure(labels):
+    """Whether a depth-2 labelling has a lowest decision with one class on both leaves."""
+    return labels[0] == labels[1] or labels[2] == labels[3]
+
+
+@pytest.mark.parametrize("n_classes", [3, 4])
+def test_cart_arrangement_is_the_best_labelling_of_carts_splits(n_classes):
+    """The default tree's arrangement of 3 or 4 classes on the 4 leaves of depth 2: on
+    the splits of CART of that depth (which predict as scikit-learn's tree does), its
+    labels have the fewest errors among the labellings that hold every class with no
+    lowest decision pure, or the majority's where that holds every class (brute force
+    over all labellings by a literal walk)."""
+    rng = np.random.default_rng(2)  # a draw where CART grows all four leaves
+    centres = rng.uniform(-3, 3, size=(n_classes, 2))
+    X = np.vstack([c + rng.normal(size=(40, 2)) for c in centres])
+    y = np.repeat(np.arange(n_classes), 40)
+    bare = gto.Tree.complete(2, np.arange(n_classes), 2)
+    arranged = cart_arrangement(bare, X, y)
+    assert np.all(arranged.W == 0) and sorted(set(arranged.leaf_classes)) == list(range(n_classes))
+    splits = bare.copy()
+    splits.W, splits.gamma = cart_splits(bare, X, y)
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    assert cart.get_n_leaves() == 4  # complete: CART's leaves are the shape's
+    leaf_index = leaf_walk(splits)
+    majority = [np.bincount(y[[leaf_index(x) == k for x in X]],
+                            minlength=n_classes).argmax() for k in range(4)]
+    assert np.array_equal(with_labels(splits, np.array(majority)).predict(X), cart.predict(X))
+
+    def errors(labels):
+        return count_errors(with_labels(splits, np.array(labels)), X, y)
+
+    holding = [lab for lab in itertools.product(range(n_classes), repeat=4)
+               if len(set(lab)) == n_classes and not _lowest_pure(lab)]
+    best = min(errors(lab) for lab in holding)
+    if len(set(majority)) == n_classes:
+        best = min(best, errors(majority))
+    assert errors(arranged.leaf_classes) == best

@@ -187,30 +187,21 @@ def is_complete(tree):
     return bool(np.all(depths == depths.max()))
 
 
-def cart_tree(problem, random_state=0):
-    """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
-    of the same depth, its splits placed on the structure's decisions by
-    position (docs/DESIGN.md §6), leaf classes kept from the structure.
-
-    Where CART stopped early (a pure node) the decision sends every point
-    left (``w = 0``).  Then, top-down, a split is reversed (``(w, gamma) ->
-    (-w, -gamma)``, swapping its subtrees' points) whenever that lowers the
-    training errors under the structure's fixed leaf classes.  Raises
-    ValueError when the structure is not complete.
-    """
+def cart_splits(template, X, y, w=None, random_state=0):
+    """``(W, gamma)``: scikit-learn's ``DecisionTreeClassifier`` of the depth of the
+    complete structure ``template``, fitted to (X, y, w), its splits placed on the
+    structure's decisions by position (docs/DESIGN.md §6; ``x_f <= t`` goes left as
+    in scikit-learn).  Where CART stopped early (a pure node) the decision sends
+    every point left (``w = 0``, ``gamma = 1``)."""
     from sklearn.tree import DecisionTreeClassifier
 
-    template = problem.layout.template
-    if not is_complete(template):
-        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
     depth = int(np.count_nonzero(template.sides[0]))
-    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     model = DecisionTreeClassifier(max_depth=depth, random_state=random_state)
     big = float(np.finfo(np.float32).max)  # scikit-learn's trees work in float32
     model.fit(np.clip(X, -big, big), y, sample_weight=w)
     t = model.tree_
-    W = np.zeros((problem.layout.D, X.shape[1]))  # original columns (the scaled space may have fewer)
-    gamma = np.ones(problem.layout.D)  # w = 0, gamma = 1: every point goes left
+    W = np.zeros((template.n_decisions, X.shape[1]))  # original columns
+    gamma = np.ones(template.n_decisions)  # w = 0, gamma = 1: every point goes left
 
     def place(d, c):
         if c >= 0 and t.children_left[c] >= 0:
@@ -224,6 +215,24 @@ def cart_tree(problem, random_state=0):
                 place(index, k)
 
     place(0, 0)
+    return W, gamma
+
+
+def cart_tree(problem, random_state=0):
+    """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
+    of the same depth, its splits placed on the structure's decisions by
+    position (:func:`cart_splits`), leaf classes kept from the structure.
+
+    Then, top-down, a split is reversed (``(w, gamma) -> (-w, -gamma)``,
+    swapping its subtrees' points) whenever that lowers the training errors
+    under the structure's fixed leaf classes.  Raises ValueError when the
+    structure is not complete.
+    """
+    template = problem.layout.template
+    if not is_complete(template):
+        raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
+    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
+    W, gamma = cart_splits(template, X, y, w, random_state)
     tree = template.copy()
     tree.W, tree.gamma = W, gamma
     best = tree.n_errors(X, y, w)

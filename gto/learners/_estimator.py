@@ -33,6 +33,7 @@ from ..utils._validation import check_sample_weight, non_numeric
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
+from ._leaves import cart_arrangement
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
@@ -95,11 +96,14 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         leaves cycle through the classes (the paper's Figure 2 tree for two
         classes and depth 2).
     depth : int, default 2
-        Depth of the default complete tree, its leaves cycling through the
-        classes in sorted order.  With more classes than its ``2**depth`` leaves,
-        the leaves go to the classes of the largest training weight (ties to the
-        smaller label), and the points of the other classes are misclassified
-        whatever the splits, as in a CART tree of that depth.
+        Depth of the default complete tree.  Two classes alternate on its leaves
+        (the paper's Figure 2 at depth 2); more are arranged on them by the label
+        pattern with the fewest errors on the splits of CART of the same depth
+        (:func:`gto.learners._leaves.cart_arrangement`: which classes share a
+        subtree).  With more classes than its ``2**depth`` leaves, the leaves go
+        to the classes of the largest training weight (ties to the smaller
+        label), and the points of the other classes are misclassified whatever
+        the splits, as in a CART tree of that depth.
         At ``depth >= 3`` the estimator's own fit one level shallower is kept
         unless the deeper tree pays in the internal cross-validation (``depth_``).
     alpha : float >= 0 or "auto", default "auto"
@@ -317,7 +321,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError("init must be a string, a gto.Tree or a fitted DecisionTreeClassifier, "
                             f"got a {type(self.init).__name__} without a fitted tree_")
 
-    def _initial_tree(self, n_features, y, w):
+    def _initial_tree(self, n_features, X, y, w):
         if not isinstance(self.init, str):
             tree = as_tree(self.init).copy()
             if tree.n_features != n_features:
@@ -335,8 +339,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                     f"({self.classes_.tolist()})"
                 )
             return tree
-        return Tree.complete(self.depth, heaviest_classes(self.classes_, y, w, 2**self.depth),
-                             n_features)
+        classes = heaviest_classes(self.classes_, y, w, 2**self.depth)
+        tree = Tree.complete(self.depth, classes, n_features)
+        if len(classes) > 2 and not self._categorical:  # which classes share a subtree
+            tree = cart_arrangement(tree, X, y, w)
+        return tree
 
     # -- fitting ---------------------------------------------------------------
     def _grid(self, n_features):
@@ -623,7 +630,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             )
         # checked here (huge weights rescaled by a power of two) for the SVM trees and CV scores
         w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
-        tree = self._initial_tree(self.n_features_in_, y, w)
+        tree = self._initial_tree(self.n_features_in_, X, y, w)
         grid = self._grid(self.n_features_in_)
         if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),

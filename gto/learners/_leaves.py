@@ -38,6 +38,7 @@ import time
 
 import numpy as np
 
+from ..engine._starts import cart_splits
 from ..model.tree import Tree
 from ..utils._validation import check_labels, check_sample_weight, check_X
 from ..utils.status import Status
@@ -193,6 +194,26 @@ def holds_classes(labels, present):
     points of a class without a leaf are errors whatever the decisions, and
     :func:`gto.optimize` sets them apart)."""
     return len(present) > len(labels) or present <= set(labels.tolist())
+
+
+def cart_arrangement(tree, X, y, w=None):
+    """``tree`` (a bare complete structure whose leaves hold the classes to place) with
+    those classes arranged on its leaves by the labelling of :func:`labellings` with
+    the fewest errors (ties to the first: the majority one) on the splits of the CART
+    tree of its shape (:func:`gto.engine._starts.cart_splits`), fitted to the points of
+    those classes.  Which classes share a subtree decides what a multi-class tree of
+    fixed shape can separate (the sorted order pairs classes arbitrarily); CART's
+    splits show which groups separate easily."""
+    classes = np.unique(tree.leaf_classes)
+    keep = np.isin(y, classes)
+    Xk, yk = X[keep], y[keep]
+    wk = np.ones(len(yk)) if w is None else np.asarray(w, dtype=float)[keep]
+    shaped = tree.copy()
+    shaped.W, shaped.gamma = cart_splits(tree, Xk, yk, wk)
+    todo = labellings(shaped, Xk, yk, wk)
+    if not todo:
+        return tree
+    return with_labels(tree, min(todo, key=lambda item: item[0])[1])
 
 
 def _errors(counts, labels, classes):
