@@ -1,0 +1,117 @@
+"""Held-out error on multi-class data: GTO's default estimator against its peers.
+
+With three classes or more the default tree's leaves are arranged by the label
+pattern that fits CART's splits best (which classes share a subtree), and with
+more classes than leaves the leaves go to the heaviest classes, the points of the
+others being errors whatever the splits (docs/DESIGN.md §2).  Data: scikit-learn's
+iris (150 x 4, 3 classes), wine (178 x 13, 3) and digits (1 797 x 64, 10), and
+``make_classification`` draws with one cluster per class (``gen4``: 800 x 10, 4
+classes; ``gen6``: 600 x 8, 6; ``gen8``: 1 000 x 20, 8).  The quality protocol
+(``experiments.quality``): stratified 5-fold CV (shuffle seed 0), min-max scaling
+fitted on each training fold, ``random_state`` the fold.  Arms: ``GTO``
+(``GTOClassifier(depth=...)``, its defaults) and the depth-matched peers of
+``experiments.peers`` that are installed (CART, obliquetree, STree, pystreed).
+Prints test error % (mean over the folds) and CPU seconds per fit as a markdown
+table and writes ``multiclass.json`` to ``--out``.
+
+    python -m experiments.multiclass
+    python -m experiments.multiclass --data gen6 --depth 3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+from sklearn.datasets import load_digits, load_iris, load_wine, make_classification
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import MinMaxScaler
+
+import gto
+from gto.utils._atomic import write_text_atomic
+
+from . import peers
+from .common import markdown_table
+
+
+def _gen(n, d, classes, seed):
+    return make_classification(n, d, n_informative=min(d, 6), n_redundant=0,
+                               n_classes=classes, n_clusters_per_class=1, random_state=seed)
+
+
+DATA = {
+    "iris": lambda: load_iris(return_X_y=True),
+    "wine": lambda: load_wine(return_X_y=True),
+    "digits": lambda: load_digits(return_X_y=True),
+    "gen4": lambda: _gen(800, 10, 4, 5),
+    "gen6": lambda: _gen(600, 8, 6, 0),
+    "gen8": lambda: _gen(1000, 20, 8, 1),
+}
+
+
+def fit_gto(X, y, seed, max_iter, *, depth):
+    model = gto.GTOClassifier(depth=depth, random_state=seed).fit(X, y)
+    return model.predict, model.tree_.n_decisions, None
+
+
+def arms(depth):
+    """``(arms, notes)``: GTO and the installed depth-``depth`` peers."""
+    names = [f"{p}-d{depth}" for p in ("CART", "obliquetree", "stree", "pystreed")]
+    chosen, notes = peers.select(names)
+    return {"GTO": lambda X, y, s, m: fit_gto(X, y, s, m, depth=depth), **chosen}, notes
+
+
+def run(names, depth, folds=5):
+    """Per data set and arm: mean test error % and mean CPU seconds per fit."""
+    fits, notes = arms(depth)
+    rows = []
+    for name in names:
+        X, y = DATA[name]()
+        splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
+        errors = {a: [] for a in fits}
+        seconds = {a: [] for a in fits}
+        for k, (train, test) in enumerate(splitter.split(X, y)):
+            scaler = MinMaxScaler().fit(X[train])
+            Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
+            for arm, fit in fits.items():
+                c0 = time.process_time()
+                predict, _, _ = fit(Xtr, y[train], k, None)
+                seconds[arm].append(time.process_time() - c0)
+                errors[arm].append(100 * float(np.mean(predict(Xte) != y[test])))
+        rows.append({"data": name, "n": len(y), "d": X.shape[1], "classes": len(np.unique(y)),
+                     "depth": depth, "test_error_%": {a: float(np.mean(e)) for a, e in errors.items()},
+                     "cpu_s_per_fit": {a: float(np.mean(s)) for a, s in seconds.items()}})
+    return rows, notes
+
+
+def table(rows):
+    arm_names = list(rows[0]["test_error_%"])
+    header = ["data", "n x d", "classes", "depth", *[f"{a} %" for a in arm_names], "GTO s"]
+    body = [[r["data"], f"{r['n']} x {r['d']}", r["classes"], r["depth"],
+             *[f"{r['test_error_%'][a]:.1f}" for a in arm_names],
+             f"{r['cpu_s_per_fit']['GTO']:.2f}"] for r in rows]
+    return markdown_table(header, body)
+
+
+def parser():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
+    p.add_argument("--depth", type=int, choices=(2, 3), default=2)
+    p.add_argument("--out", default="results", help="directory for multiclass.json")
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    rows, notes = run(args.data, args.depth)
+    for note in notes:
+        print(note)
+    print(table(rows))
+    os.makedirs(args.out, exist_ok=True)
+    write_text_atomic(os.path.join(args.out, "multiclass.json"), json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
