@@ -11,11 +11,13 @@ classes; ``gen6``: 600 x 8, 6; ``gen8``: 1 000 x 20, 8).  The quality protocol
 fitted on each training fold, ``random_state`` the fold.  Arms: ``GTO``
 (``GTOClassifier(depth=...)``, its defaults) and the depth-matched peers of
 ``experiments.peers`` that are installed (CART, obliquetree, STree, pystreed).
-Prints test error % (mean over the folds) and CPU seconds per fit as a markdown
-table and writes ``multiclass.json`` to ``--out``.
+``--sorted`` adds ``GTO-sorted``: the default with the classes on the leaves in
+sorted order, as before the arrangement.  Prints test error % (mean over the
+folds) and CPU seconds per fit as a markdown table and writes ``multiclass.json``
+to ``--out``.
 
     python -m experiments.multiclass
-    python -m experiments.multiclass --data gen6 --depth 3
+    python -m experiments.multiclass --data gen6 --depth 3 --sorted
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ import argparse
 import json
 import os
 import time
+from functools import partial
+from unittest import mock
 
 import numpy as np
 from sklearn.datasets import load_digits, load_iris, load_wine, make_classification
@@ -30,6 +34,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import MinMaxScaler
 
 import gto
+from gto.learners import _estimator
 from gto.utils._atomic import write_text_atomic
 
 from . import peers
@@ -51,21 +56,33 @@ DATA = {
 }
 
 
-def fit_gto(X, y, seed, max_iter, *, depth):
-    model = gto.GTOClassifier(depth=depth, random_state=seed).fit(X, y)
+def fit_gto(X, y, seed, max_iter, *, depth, arranged=True):
+    """The default estimator; ``arranged=False``: with the classes on the leaves in
+    sorted order, as before :func:`gto.learners._leaves.cart_arrangement` (replaced
+    by the identity for the fit)."""
+    model = gto.GTOClassifier(depth=depth, random_state=seed)
+    if arranged:
+        model.fit(X, y)
+    else:
+        with mock.patch.object(_estimator, "cart_arrangement", lambda tree, *data: tree):
+            model.fit(X, y)
     return model.predict, model.tree_.n_decisions, None
 
 
-def arms(depth):
-    """``(arms, notes)``: GTO and the installed depth-``depth`` peers."""
+def arms(depth, sorted_labels=False):
+    """``(arms, notes)``: GTO (and ``GTO-sorted`` if asked) and the installed
+    depth-``depth`` peers."""
     names = [f"{p}-d{depth}" for p in ("CART", "obliquetree", "stree", "pystreed")]
     chosen, notes = peers.select(names)
-    return {"GTO": lambda X, y, s, m: fit_gto(X, y, s, m, depth=depth), **chosen}, notes
+    gto_arms = {"GTO": partial(fit_gto, depth=depth)}
+    if sorted_labels:
+        gto_arms["GTO-sorted"] = partial(fit_gto, depth=depth, arranged=False)
+    return {**gto_arms, **chosen}, notes
 
 
-def run(names, depth, folds=5):
+def run(names, depth, folds=5, sorted_labels=False):
     """Per data set and arm: mean test error % and mean CPU seconds per fit."""
-    fits, notes = arms(depth)
+    fits, notes = arms(depth, sorted_labels)
     rows = []
     for name in names:
         X, y = DATA[name]()
@@ -99,13 +116,15 @@ def parser():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
     p.add_argument("--depth", type=int, choices=(2, 3), default=2)
+    p.add_argument("--sorted", action="store_true",
+                   help="also the default with the classes on the leaves in sorted order")
     p.add_argument("--out", default="results", help="directory for multiclass.json")
     return p
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    rows, notes = run(args.data, args.depth)
+    rows, notes = run(args.data, args.depth, sorted_labels=args.sorted)
     for note in notes:
         print(note)
     print(table(rows))

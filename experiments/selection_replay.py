@@ -102,7 +102,7 @@ def record(split, repeat=0):
     clf = gto.GTOClassifier(depth=2, random_state=split.seed)
     clf.classes_ = np.unique(y)
     clf._categorical = {}
-    tree = clf._initial_tree(X.shape[1])
+    tree = clf._initial_tree(X.shape[1], X, y, None)
     grid = clf._grid(X.shape[1])
     Xs, ys, _, folds = clf._folds(X, y, None)
     if repeat:

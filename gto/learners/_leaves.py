@@ -71,7 +71,8 @@ def with_labels(tree, labels):
     def build(child):
         kind, i = child
         if kind == "l":
-            return labels[i].item()
+            label = labels[i]
+            return label.item() if isinstance(label, np.generic) else label  # object arrays
         left, right = tree.children[i]
         return (build(left), build(right))
 
