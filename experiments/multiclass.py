@@ -6,7 +6,8 @@ more classes than leaves the leaves go to the heaviest classes, the points of th
 others being errors whatever the splits (docs/DESIGN.md §2).  Data: scikit-learn's
 iris (150 x 4, 3 classes), wine (178 x 13, 3) and digits (1 797 x 64, 10), and
 ``make_classification`` draws with one cluster per class (``gen4``: 800 x 10, 4
-classes; ``gen6``: 600 x 8, 6; ``gen8``: 1 000 x 20, 8).  The quality protocol
+classes; ``gen6``: 600 x 8, 6; ``gen8``: 1 000 x 20, 8; ``imb7``: 900 x 10, 7
+classes of 30 % down to 5 %).  The quality protocol
 (``experiments.quality``): stratified 5-fold CV (shuffle seed 0), min-max scaling
 fitted on each training fold, ``random_state`` the fold.  Arms: ``GTO``
 (``GTOClassifier(depth=...)``, its defaults) and the depth-matched peers of
@@ -41,9 +42,10 @@ from . import peers
 from .common import markdown_table
 
 
-def _gen(n, d, classes, seed):
+def _gen(n, d, classes, seed, weights=None):
     return make_classification(n, d, n_informative=min(d, 6), n_redundant=0,
-                               n_classes=classes, n_clusters_per_class=1, random_state=seed)
+                               n_classes=classes, n_clusters_per_class=1, weights=weights,
+                               random_state=seed)
 
 
 DATA = {
@@ -53,6 +55,7 @@ DATA = {
     "gen4": lambda: _gen(800, 10, 4, 5),
     "gen6": lambda: _gen(600, 8, 6, 0),
     "gen8": lambda: _gen(1000, 20, 8, 1),
+    "imb7": lambda: _gen(900, 10, 7, 4, weights=[0.3, 0.25, 0.15, 0.1, 0.1, 0.05, 0.05]),
 }
 
 
