@@ -11,8 +11,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 from gto.engine._starts import cart_splits
-from gto.learners._estimator import heaviest_classes
-from gto.learners._leaves import cart_arrangement, with_labels
+from gto.learners._leaves import cart_arrangement, heaviest_classes, with_labels
 
 from truths import count_errors, leaf_counts, leaf_walk
 

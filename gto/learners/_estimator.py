@@ -33,7 +33,7 @@ from ..utils._validation import check_sample_weight, non_numeric
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
-from ._leaves import cart_arrangement
+from ._leaves import cart_arrangement, heaviest_classes
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
@@ -799,17 +799,6 @@ def _complexity(params, n_features):
         return (0, np.inf if depth is None else depth, params["svm_C"])
     budget = params["max_features"] or n_features
     return (min(budget, n_features), -params["alpha"])
-
-
-def heaviest_classes(classes, y, w, k):
-    """The (at most) ``k`` classes of ``classes`` with the largest total weight in ``y``
-    (``w`` None: counts), ties to the smaller label, in sorted order: the leaves'
-    classes of the default tree when there are more classes than leaves."""
-    if len(classes) <= k:
-        return classes
-    weight = np.zeros(len(classes))
-    np.add.at(weight, np.searchsorted(classes, y), 1.0 if w is None else w)
-    return classes[np.sort(np.argsort(-weight, kind="stable")[:k])]
 
 
 def _subsample(y, size, seed):

@@ -197,6 +197,17 @@ def holds_classes(labels, present):
     return len(present) > len(labels) or present <= set(labels.tolist())
 
 
+def heaviest_classes(classes, y, w, k):
+    """The (at most) ``k`` classes of ``classes`` with the largest total weight in ``y``
+    (``w`` None: counts), ties to the smaller label, in sorted order: the leaves'
+    classes of the default tree when there are more classes than leaves."""
+    if len(classes) <= k:
+        return classes
+    weight = np.zeros(len(classes))
+    np.add.at(weight, np.searchsorted(classes, y), 1.0 if w is None else w)
+    return classes[np.sort(np.argsort(-weight, kind="stable")[:k])]
+
+
 def cart_arrangement(tree, X, y, w=None):
     """``tree`` (a bare complete structure whose leaves hold the classes to place) with
     those classes arranged on its leaves by the labelling of :func:`labellings` with
