@@ -13,7 +13,7 @@ import gto
 from gto.engine._starts import cart_splits
 from gto.learners._leaves import cart_arrangement, heaviest_classes, with_labels
 
-from truths import count_errors, leaf_counts, leaf_walk
+from truths import count_errors, leaf_counts, leaf_walk, product_error
 
 
 def _three_classes(seed=0, n=(60, 40, 30)):
@@ -141,3 +141,16 @@ def test_cart_arrangement_is_the_best_labelling_of_carts_splits(n_classes):
     if len(set(majority)) == n_classes:
         best = min(best, errors(majority))
     assert errors(arranged.leaf_classes) == best
+
+
+def test_error_leaves_out_the_points_of_classes_without_a_leaf():
+    """gto.error is the objective over the points whose class has a leaf (paper eq. 19
+    evaluated literally on them), the value optimize reports as ``fun``."""
+    X, y = _three_classes(seed=3)
+    tree = gto.Tree.from_structure((0, 1), 2)
+    res = gto.optimize(tree, X, y, max_iter=200, random_state=0)
+    keep = y < 2
+    literal = product_error(res.tree, X[keep], y[keep])
+    assert gto.error(res.tree, X, y) == pytest.approx(literal, rel=1e-12)
+    assert res.fun == pytest.approx(literal, rel=1e-9)
+    assert gto.error(res.tree, X, y, objective="count") == count_errors(res.tree, X[keep], y[keep])

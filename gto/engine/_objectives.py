@@ -87,10 +87,15 @@ def error(tree, X, y, objective="product", p=1, sample_weight=None):
     (eq. 19) or "lexicographic" (:func:`lexicographic` of the count and the
     minimum error, scale 1); decision errors are
     ``max(0, 1 -/+ (x @ w - gamma))**p``.  All are 0 iff every point is
-    classified correctly with margin 1.
+    classified correctly with margin 1.  A point of a class with no leaf in the
+    tree has no triple (docs/DESIGN.md §2) and is left out: it is misclassified
+    whatever the decisions, and :func:`gto.optimize` counts it in ``n_errors``
+    but not in ``fun``, as here.
     """
     check_objective(objective, p)
-    X, y, w = check_fit_data(tree, X, y, sample_weight)
+    X, y, w = check_fit_data(tree, X, y, sample_weight, leafless=True)
+    has_leaf = np.isin(y, tree.leaf_classes)
+    X, y, w = X[has_leaf], y[has_leaf], w[has_leaf]
     LE = leaf_errors(tree, decision_values(tree, X), p)
     mask = class_leaf_mask(tree, y)
     if objective == "lexicographic":
