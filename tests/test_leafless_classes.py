@@ -154,3 +154,24 @@ def test_error_leaves_out_the_points_of_classes_without_a_leaf():
     assert gto.error(res.tree, X, y) == pytest.approx(literal, rel=1e-12)
     assert res.fun == pytest.approx(literal, rel=1e-9)
     assert gto.error(res.tree, X, y, objective="count") == count_errors(res.tree, X[keep], y[keep])
+
+
+@pytest.mark.parametrize("method", ["mip", "branch"])
+def test_exact_solvers_set_apart_the_points_of_classes_without_a_leaf(method):
+    """gto.mip.solve on three classes with a tree of classes 0 and 1: the solve of the
+    points of those classes, with class 2's points added as constant errors to the
+    counts, objective and bound (a literal walk counts the tree's errors)."""
+    import gto.mip
+
+    X, y = _three_classes(seed=4, n=(10, 8, 5))
+    tree = gto.Tree.from_structure((0, 1), 2)
+    res = gto.mip.solve(tree, X, y, time_limit=30, method=method)
+    keep = y < 2
+    alone = gto.mip.solve(tree, X[keep], y[keep], time_limit=30, method=method)
+    assert res.status == alone.status == "optimal"
+    assert res.leafless_errors == 5
+    assert res.n_errors == count_errors(res.tree, X, y) == alone.n_errors + 5
+    assert res.objective == pytest.approx(alone.objective + 5)
+    assert res.bound == pytest.approx(alone.bound + 5)
+    assert res.gap <= alone.gap
+    assert res.tree.classes.tolist() == [0, 1, 2]

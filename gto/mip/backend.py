@@ -83,7 +83,8 @@ def run(problem, solver, time_limit=None, mip_gap=1e-4, start=None, verbose=Fals
     return _run_cvxpy(problem, solver, time_limit, mip_gap, verbose)
 
 
-def _gap(objective, bound):
+def gap(objective, bound):
+    """``(objective - bound) / max(|objective|, 1e-10)``, at least 0; None without a finite bound."""
     if objective is None or bound is None or not np.isfinite(bound):
         return None
     return max(0.0, (objective - bound) / max(abs(objective), 1e-10))
@@ -120,7 +121,7 @@ def _run_cvxpy(problem, solver, time_limit, mip_gap, verbose):
         "message": problem.status,
         "objective": objective,
         "bound": None if bound is None else float(bound),
-        "gap": _gap(objective, bound),
+        "gap": gap(objective, bound),
         "time_to_first": None,
         "time_to_best": None,
         "incumbents": [],
@@ -254,7 +255,7 @@ def _run_highs(problem, time_limit, mip_gap, start, verbose):
         "message": message,
         "objective": objective,
         "bound": bound,
-        "gap": _gap(objective, bound),
+        "gap": gap(objective, bound),
         "time_to_first": incumbents[0][0] if incumbents else None,
         "time_to_best": incumbents[-1][0] if incumbents else None,
         "incumbents": incumbents,

@@ -345,7 +345,7 @@ def solve_branch(tree, X, y, time_limit=60.0, warm_start=None, *, sample_weight=
     incumbent, bound)`` at every change and whose ``nodes`` and ``lps``
     count the work.
     """
-    from .backend import _gap
+    from .backend import gap as _gap
     from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 
     cls = Search if search_class is None else search_class

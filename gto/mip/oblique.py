@@ -38,6 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..engine._formulation import build_triples
 from ..model.tree import Tree
+from ..utils._validation import check_fit_data
 from . import backend
 from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 from .result import MIPResult
@@ -228,11 +229,23 @@ def solve(
     Returns
     -------
     MIPResult with ``tree`` re-evaluated on (X, y): ``n_errors`` is the
-    strict-rule count of the returned tree on the original data.
+    strict-rule count of the returned tree on the original data.  Points of a
+    class with no leaf in the tree are errors whatever the splits: the solver
+    runs on the others, and ``n_errors``, ``objective``, ``bound`` (so ``gap``)
+    count them too (``leafless_errors``: their weight).
     """
     from .warm_start import oblique_start
 
     name = backend.check_solver(solver)
+    if isinstance(tree, Tree):  # else prepare's TypeError below
+        checked = check_fit_data(tree, X, y, sample_weight, leafless=True)
+        has_leaf = np.isin(checked[1], tree.leaf_classes)
+        if not has_leaf.all():  # classes without a leaf: errors whatever the splits
+            def again(Xk, yk, wk):
+                return solve(tree, Xk, yk, time_limit, warm_start, solver, mip_gap,
+                             sample_weight=wk, epsilon=epsilon, tighten=tighten,
+                             verbose=verbose, method=method)
+            return _solve_leaf_classes(again, has_leaf, checked, sample_weight)
     if method != "mip":
         from .branch import solve_branch
         from .rootsplit import solve_rootsplit
@@ -252,3 +265,37 @@ def solve(
         fitted = model.tree_from(values[model.w], values[model.gamma])
         n_errors = fitted.n_errors(X, y, sample_weight)
     return MIPResult(tree=fitted, n_errors=n_errors, success=fitted is not None, **out)
+
+
+def _solve_leaf_classes(again, has_leaf, checked, sample_weight):
+    """:func:`solve` (``again``) on the points whose class has a leaf (``has_leaf``).  A
+    point of a class without a leaf has no triple (DESIGN §2): it is misclassified by
+    every tree of this structure, a constant of the objective.  The result's
+    ``n_errors``, ``objective``, ``bound``, ``start_objective``, ``incumbents`` and
+    ``history`` count those points too (``leafless_errors``: their weight), ``gap`` is
+    recomputed from them (the solver stopped on the other points' gap), and the tree
+    records all the training data."""
+    X, y, w = checked
+    searched = np.unique(y[has_leaf & (w > 0)])
+    if len(searched) < 2:
+        raise ValueError(
+            f"labels {np.unique(y[~has_leaf]).tolist()} have no leaf in the tree, and the "
+            f"points of its leaf classes hold {len(searched)} class(es): a search needs two")
+    res = again(X[has_leaf], y[has_leaf], None if sample_weight is None else w[has_leaf])
+    lost = float(w[~has_leaf].sum())
+    lost = int(round(lost)) if sample_weight is None else lost
+    res.leafless_errors = lost
+    for key in ("objective", "bound", "start_objective"):
+        if res.get(key) is not None:
+            res[key] = res[key] + lost
+    if res.get("incumbents") is not None:
+        res.incumbents = [(t, value + lost) for t, value in res.incumbents]
+    if res.get("history") is not None:
+        res.history = [(t, value + lost, bound + lost) for t, value, bound in res.history]
+    if res.get("gap") is not None:
+        res.gap = backend.gap(res.objective, res.bound)
+    if res.tree is not None:
+        res.tree.record_training(X, y, None if sample_weight is None else w)
+        res.n_errors = res.tree.n_errors(X, y, None if sample_weight is None else w)
+    return res
+

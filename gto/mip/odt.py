@@ -508,7 +508,7 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
         counts_errors = min_tpr is None and min_tnr is None
         if counts_errors and n_errors > out["objective"] + 1e-6:  # a fractional incumbent rounded
             out["objective"] = float(n_errors)
-            out["gap"] = backend._gap(float(n_errors), out["bound"])
+            out["gap"] = backend.gap(float(n_errors), out["bound"])
         if len(classes) == 2:
             pred = fitted.predict(X)
             pos = y == classes[1]
