@@ -162,10 +162,22 @@ def test_bad_parameters():
         (np.zeros(4), [0, 1, 0, 1], "2-D"),
         (np.zeros((2, 2)), [0, 1, 1], "labels for 2"),
         (np.zeros((2, 2)), [0, 0], "one class"),
-        (np.zeros((2, 2)), [0, 7], r"\[7\] have no leaf"),
     ],
 )
 def test_bad_data(X, y, match):
     tree = gto.Tree.from_structure((0, 1), 2)
     with pytest.raises(ValueError, match=match):
         gto.error(tree, X, y)
+
+
+def test_labels_without_a_leaf():
+    """The validation refuses a label with no leaf unless asked to let it through;
+    gto.error lets it through and leaves its points out (they have no triple)."""
+    from gto.utils._validation import check_fit_data
+
+    tree = gto.Tree.from_structure((0, 1), 2)
+    X, y = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]]), np.array([0, 7, 1])
+    with pytest.raises(ValueError, match=r"\[7\] have no leaf"):
+        check_fit_data(tree, X, y)
+    assert len(check_fit_data(tree, X, y, leafless=True)[1]) == 3
+    assert gto.error(tree, X, y) == gto.error(tree, X[[0, 2]], y[[0, 2]])
