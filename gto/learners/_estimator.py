@@ -29,7 +29,7 @@ from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
 from ..utils._progress import Progress
-from ..utils._validation import check_sample_weight, non_numeric
+from ..utils._validation import check_sample_weight, leaf_class_points, non_numeric
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
@@ -850,8 +850,8 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
     fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
                               penalty=penalty, intercept_scaling=svm_intercept_scaling(penalty))
     n_errors = fitted.n_errors(X, y, w)
-    leafless = ~np.isin(y, fitted.leaf_classes)  # errors whatever the splits
-    lost = int(leafless.sum()) if w is None else float(np.asarray(w)[leafless].sum())
+    _, lost = leaf_class_points(fitted, y, w)  # errors whatever the splits
+    lost = int(round(lost)) if w is None else lost
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           leafless_errors=lost,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,

@@ -33,7 +33,14 @@ from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
 from ..utils._interrupt import StopRequest, limits, stop_on_sigint
 from ..utils._progress import Progress, logger, verbose_logging
-from ..utils._validation import POWER, RANDOM_STATE, SECONDS, check_fit_data, non_numeric
+from ..utils._validation import (
+    POWER,
+    RANDOM_STATE,
+    SECONDS,
+    check_fit_data,
+    leaf_class_points,
+    non_numeric,
+)
 from ..utils._workers import capped_jobs, check_n_jobs, no_workers_left
 from ..utils.status import Status
 from ._leaves import LEAVES, check_leaves, optimize_free
@@ -301,9 +308,8 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     if check_leaves(leaves, tree) == "free":  # leaf classes chosen too (gto.learners._leaves)
         return _fit_free(tree, X, y, sample_weight, call)
     checked = check_fit_data(tree, X, y, sample_weight, leafless=True)
-    has_leaf = np.isin(checked[1], tree.leaf_classes)
-    if not has_leaf.all():  # classes without a leaf: errors whatever the decisions
-        return _fit_leaf_classes(tree, has_leaf, X, sample_weight, call, checked)
+    if not np.isin(checked[1], tree.leaf_classes).all():  # errors whatever the decisions
+        return _fit_leaf_classes(tree, X, sample_weight, call, checked)
     used = _used_part(tree, np.unique(checked[1][checked[2] > 0]))
     if used is not None:  # subtrees holding only classes absent from y: fit the rest
         return _fit_used_part(tree, used, X, y, sample_weight, call, checked)
@@ -372,8 +378,8 @@ def _fit_used_part(tree, used, X, y, sample_weight, call, checked):
     return res
 
 
-def _fit_leaf_classes(tree, has_leaf, X, sample_weight, call, checked):
-    """:func:`optimize` on the points whose class has a leaf (``has_leaf``).  A point
+def _fit_leaf_classes(tree, X, sample_weight, call, checked):
+    """:func:`optimize` on the points whose class has a leaf.  A point
     of a class without a leaf has no triple (DESIGN §2): it is misclassified
     whatever the decisions, so it cannot change the search.  The result counts those
     points too (``n_errors``, ``start_n_errors``, the histories; their own count in
@@ -381,16 +387,9 @@ def _fit_leaf_classes(tree, has_leaf, X, sample_weight, call, checked):
     ``predict_proba`` has a column per class); ``fun`` is the objective over the
     other points."""
     Xc, yc, wc = checked
-    searched = np.unique(yc[has_leaf & (wc > 0)])
-    if len(searched) < 2:
-        missing = np.unique(yc[~has_leaf]).tolist()
-        raise ValueError(
-            f"labels {missing} have no leaf in the tree (leaf classes "
-            f"{np.unique(tree.leaf_classes).tolist()}), and the points of its leaf classes "
-            f"hold {len(searched)} class(es): a search needs two")
+    has_leaf, lost = leaf_class_points(tree, yc, wc, searched=True)
     res = _again(call, tree, Xc[has_leaf], yc[has_leaf],
                  None if sample_weight is None else wc[has_leaf])
-    lost = float(wc[~has_leaf].sum())
     lost = int(round(lost)) if np.all(wc == 1) else lost  # as _result counts
     res.n_errors, res.start_n_errors = res.n_errors + lost, res.start_n_errors + lost
     res.leafless_errors = lost

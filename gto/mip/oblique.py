@@ -38,7 +38,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..engine._formulation import build_triples
 from ..model.tree import Tree
-from ..utils._validation import check_fit_data
+from ..utils._validation import check_fit_data, leaf_class_points
 from . import backend
 from .fixed import EPSILON, mirror_pairs, prepare, scaled_tree
 from .result import MIPResult
@@ -239,13 +239,12 @@ def solve(
     name = backend.check_solver(solver)
     if isinstance(tree, Tree):  # else prepare's TypeError below
         checked = check_fit_data(tree, X, y, sample_weight, leafless=True)
-        has_leaf = np.isin(checked[1], tree.leaf_classes)
-        if not has_leaf.all():  # classes without a leaf: errors whatever the splits
+        if not np.isin(checked[1], tree.leaf_classes).all():  # errors whatever the splits
             def again(Xk, yk, wk):
                 return solve(tree, Xk, yk, time_limit, warm_start, solver, mip_gap,
                              sample_weight=wk, epsilon=epsilon, tighten=tighten,
                              verbose=verbose, method=method)
-            return _solve_leaf_classes(again, has_leaf, checked, sample_weight)
+            return _solve_leaf_classes(again, tree, checked, sample_weight)
     if method != "mip":
         from .branch import solve_branch
         from .rootsplit import solve_rootsplit
@@ -267,8 +266,8 @@ def solve(
     return MIPResult(tree=fitted, n_errors=n_errors, success=fitted is not None, **out)
 
 
-def _solve_leaf_classes(again, has_leaf, checked, sample_weight):
-    """:func:`solve` (``again``) on the points whose class has a leaf (``has_leaf``).  A
+def _solve_leaf_classes(again, tree, checked, sample_weight):
+    """:func:`solve` (``again``) on the points whose class has a leaf in ``tree``.  A
     point of a class without a leaf has no triple (DESIGN §2): it is misclassified by
     every tree of this structure, a constant of the objective.  The result's
     ``n_errors``, ``objective``, ``bound``, ``start_objective``, ``incumbents`` and
@@ -276,14 +275,9 @@ def _solve_leaf_classes(again, has_leaf, checked, sample_weight):
     recomputed from them (the solver stopped on the other points' gap), and the tree
     records all the training data."""
     X, y, w = checked
-    searched = np.unique(y[has_leaf & (w > 0)])
-    if len(searched) < 2:
-        raise ValueError(
-            f"labels {np.unique(y[~has_leaf]).tolist()} have no leaf in the tree, and the "
-            f"points of its leaf classes hold {len(searched)} class(es): a search needs two")
+    has_leaf, lost = leaf_class_points(tree, y, w, searched=True)
     res = again(X[has_leaf], y[has_leaf], None if sample_weight is None else w[has_leaf])
-    lost = float(w[~has_leaf].sum())
-    lost = int(round(lost)) if sample_weight is None else lost
+    lost = int(round(lost)) if sample_weight is None else lost  # as Tree.n_errors counts
     res.leafless_errors = lost
     for key in ("objective", "bound", "start_objective"):
         if res.get(key) is not None:
