@@ -123,8 +123,12 @@ def initial_tree(args, y, n_features, start=None):
             raise UsageError(f"--init {args.init}: the model has {tree.n_features} features, "
                              f"the data {n_features}")
     elif args.structure is None:
-        leaves = 2**args.depth if isinstance(args.depth, int) and 0 < args.depth <= 16 else 0
-        if leaves and leaves < len(classes):
+        try:  # the shape (its first classes); GTOClassifier chooses the leaves' classes
+            tree = Tree.complete(args.depth, classes.tolist(), n_features)
+        except ValueError as exc:
+            raise UsageError(f"--depth: {exc}") from None
+        leaves = tree.n_leaves
+        if leaves < len(classes):
             hint = _class_hint(args, y)
             if hint:  # most likely not a class column at all
                 raise UsageError(f"{len(classes)} classes but a tree of --depth {args.depth} has "
@@ -133,11 +137,6 @@ def initial_tree(args, y, n_features, start=None):
                        f"{leaves} leaves: the {leaves} classes of the largest training weight "
                        "get them, the points of the others are errors (raise --depth to give "
                        "every class a leaf)")
-            classes = classes[:leaves]  # the shape; GTOClassifier chooses the classes
-        try:
-            tree = Tree.complete(args.depth, classes.tolist(), n_features)
-        except ValueError as exc:
-            raise UsageError(f"--depth: {exc}") from None
         return tree
     else:
         try:
