@@ -14,7 +14,7 @@ fitted on each training fold, ``random_state`` the fold.  Arms: ``GTO``
 ``experiments.peers`` that are installed (CART, obliquetree, STree, pystreed).
 ``--sorted`` adds ``GTO-sorted``: the default with the classes on the leaves in
 sorted order, as before the arrangement.  Prints test error % (mean over the
-folds) and CPU seconds per fit as a markdown table and writes ``multiclass.json``
+folds) and wall seconds per fit as a markdown table and writes ``multiclass.json``
 to ``--out``.
 
     python -m experiments.multiclass
@@ -25,21 +25,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from functools import partial
 from unittest import mock
 
 import numpy as np
 from sklearn.datasets import load_digits, load_iris, load_wine, make_classification
 from sklearn.model_selection import StratifiedKFold
-from sklearn.preprocessing import MinMaxScaler
 
 import gto
 from gto.learners import _estimator
 from gto.utils._atomic import write_text_atomic
 
-from . import peers
-from .common import markdown_table
+from . import peers, quality
+from .common import Split, markdown_table, run_splits, summarize
 
 
 def _gen(n, d, classes, seed, weights=None):
@@ -83,26 +81,32 @@ def arms(depth, sorted_labels=False):
     return {**gto_arms, **chosen}, notes
 
 
+def splits(names, folds=5):
+    """The protocol's splits of each named data set (stratified, shuffle seed 0)."""
+    for name in names:
+        X, y = DATA[name]()
+        cv = StratifiedKFold(folds, shuffle=True, random_state=0)
+        for k, (train, test) in enumerate(cv.split(X, y)):
+            yield Split(name, k, X[train], y[train], X[test], y[test], k)
+
+
 def run(names, depth, folds=5, sorted_labels=False):
-    """Per data set and arm: mean test error % and mean CPU seconds per fit."""
+    """Per data set and arm: mean test error % and mean seconds per fit (wall; one
+    BLAS thread: run with ``OMP_NUM_THREADS=1``), each arm min-max scaled on the
+    training fold (:func:`experiments.quality.scaled`)."""
     fits, notes = arms(depth, sorted_labels)
+    scaled_fits = {arm: quality.scaled(fit) for arm, fit in fits.items()}
+    done = run_splits(splits(names, folds), scaled_fits, None, quiet=True)
+    summary = summarize(done)
     rows = []
     for name in names:
         X, y = DATA[name]()
-        splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
-        errors = {a: [] for a in fits}
-        seconds = {a: [] for a in fits}
-        for k, (train, test) in enumerate(splitter.split(X, y)):
-            scaler = MinMaxScaler().fit(X[train])
-            Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
-            for arm, fit in fits.items():
-                c0 = time.process_time()
-                predict, _, _ = fit(Xtr, y[train], k, None)
-                seconds[arm].append(time.process_time() - c0)
-                errors[arm].append(100 * float(np.mean(predict(Xte) != y[test])))
+        ran = [r for r in done if r["dataset"] == name]
         rows.append({"data": name, "n": len(y), "d": X.shape[1], "classes": len(np.unique(y)),
-                     "depth": depth, "test_error_%": {a: float(np.mean(e)) for a, e in errors.items()},
-                     "cpu_s_per_fit": {a: float(np.mean(s)) for a, s in seconds.items()}})
+                     "depth": depth,
+                     "test_error_%": {a: summary[name, a]["test"][0] for a in fits},
+                     "seconds_per_fit": {a: float(np.mean([r["seconds"] for r in ran
+                                                           if r["arm"] == a])) for a in fits}})
     return rows, notes
 
 
@@ -111,7 +115,7 @@ def table(rows):
     header = ["data", "n x d", "classes", "depth", *[f"{a} %" for a in arm_names], "GTO s"]
     body = [[r["data"], f"{r['n']} x {r['d']}", r["classes"], r["depth"],
              *[f"{r['test_error_%'][a]:.1f}" for a in arm_names],
-             f"{r['cpu_s_per_fit']['GTO']:.2f}"] for r in rows]
+             f"{r['seconds_per_fit']['GTO']:.2f}"] for r in rows]
     return markdown_table(header, body)
 
 
