@@ -397,7 +397,7 @@ def _fit_leaf_classes(tree, X, sample_weight, call, checked):
     for run in res.restarts:
         run["n_errors"] = run["n_errors"] + lost
         run["history"] = _errors_shifted(run["history"], lost)
-    names = [str(c) for c in X.columns] if hasattr(X, "columns") else res.tree.feature_names
+    names = _column_names(X, res.tree.feature_names)
     for fitted in (res.tree, res.tree_min_fun):
         fitted.record_training(Xc, yc, None if sample_weight is None else wc,
                                feature_names=names, target=tree.target)
@@ -499,10 +499,15 @@ def _assemble(plan, tree, X, call, runs, interrupted, t0):
     problem = plan.problem
     res = _result(problem, tree, call.objective, plan.start_errors, runs, interrupted,
                   call.time_limit, t0)
-    names = [str(c) for c in X.columns] if hasattr(X, "columns") else tree.feature_names
+    names = _column_names(X, tree.feature_names)
     res.tree.record_training(problem.data.X_orig, problem.data.y_orig, problem.data.w_orig, feature_names=names,
                              target=tree.target)
     return res
+
+
+def _column_names(X, default):
+    """A DataFrame's column names as strings, else ``default``."""
+    return [str(c) for c in X.columns] if hasattr(X, "columns") else default
 
 
 def _used_part(tree, present):
@@ -781,7 +786,7 @@ def optimize_categorical(tree, X, y, *, categorical_features=None, one_group=Fal
         # the searched tree's leaf classes (chosen anew with leaves="free")
         res.tree = one_group_tree(left, res.oblique_tree.structure, enc, X, y, sample_weight)
         res.n_errors = res.tree.n_errors(X, y, sample_weight)
-        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+        names = _column_names(X, None)
         res.tree.record_training(X, y, sample_weight, feature_names=names)
         res.tree.categories = {c.index: tuple(c.values.tolist()) for c in enc.columns
                                if c.kind == NOMINAL}  # kept in the model file
