@@ -1,4 +1,6 @@
 """Capacity control across depths (gto.learners._capacity) against the estimator's own rule."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from test_selection import _best_completion  # brute force over the folds left
@@ -88,6 +90,44 @@ def test_time_limit_is_for_the_whole_fit():
     # the shallower fit gets what the deeper one left of the limit, not a limit of its own
     assert shallow is not None and 0 < shallow.time_limit < limit
     assert model.time_limit == limit
+
+
+def test_the_refit_gets_what_the_shallower_fit_and_the_cv_left(monkeypatch):
+    """One clock for the whole fit: with the estimator's clock frozen except during the
+    shallower fit, which takes 5 of the 30 s, the CV gets ``CV_SHARE`` of the 25 s left
+    and the refit all 25 (the elapsed time counted once, not once more for the refit)."""
+    clock = [100.0]
+    monkeypatch.setattr(E, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    real_shallower, real_select, real_optimize = E.fit_shallower, E.GTOClassifier._select, E.optimize
+    seen = {}
+
+    def shallower(estimator, *args):
+        out = real_shallower(estimator, *args)
+        clock[0] += 5.0 if estimator.depth == 3 else 0.0  # the deeper fit's call
+        return out
+
+    def select(self, tree, X, y, w, grid, time_limit=None):
+        if self.depth == 3:
+            seen["cv"] = time_limit
+        return real_select(self, tree, X, y, w, grid, time_limit)
+
+    def optimize(tree, X, y, **kw):
+        if tree.n_decisions == 7 and len(y) == 80:
+            seen["refit"] = kw["time_limit"]
+        return real_optimize(tree, X, y, **kw)
+
+    monkeypatch.setattr(E, "fit_shallower", shallower)
+    monkeypatch.setattr(E.GTOClassifier, "_select", select)
+    monkeypatch.setattr(E, "optimize", optimize)
+    monkeypatch.setattr(E, "shallower_stands", lambda estimator: False)  # the deeper refit runs
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(80, 3))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    model = gto.GTOClassifier(depth=3, max_iter=40, random_state=0, cv=3, time_limit=30.0,
+                              svm=False).fit(X, y)  # a searched winner: the refit searches
+    assert model.shallower_ is not None
+    assert seen["cv"] == pytest.approx(E.CV_SHARE * 25.0)
+    assert seen["refit"] == pytest.approx(25.0)
 
 
 @pytest.mark.parametrize("one_se", [True, False])

@@ -630,17 +630,17 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             )
         # checked here (huge weights rescaled by a power of two) for the SVM trees and CV scores
         w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+        t0 = time.perf_counter()  # the time limit counts all below, the default tree's set-up too
         tree = self._initial_tree(self.n_features_in_, X, y, w)
         grid = self._grid(self.n_features_in_)
         if self._categorical:  # no internal CV on categorical data: "auto" is 0 / None
             grid = [{"alpha": 0.0 if isinstance(self.alpha, str) else float(self.alpha),
                      "max_features": None if isinstance(self.max_features, str)
                      else self.max_features, "svm_C": None}]
-        t0 = time.perf_counter()
-        limit = self.time_limit  # depth >= 3: the fit one level shallower first, then the rest
-        if len(grid) > 1 and fit_shallower(self, X, y, sample_weight, limit) is not None:
-            limit = _left(limit, t0)
+        if len(grid) > 1:  # depth >= 3: the fit one level shallower first, then the rest
+            fit_shallower(self, X, y, sample_weight, _left(self.time_limit, t0))
         with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
+            limit = _left(self.time_limit, t0)
             self.best_index_, self.cv_results_, warm = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
@@ -650,7 +650,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             params = grid[self.best_index_ or 0]
             self.alpha_, self.max_features_ = params["alpha"], params["max_features"]
             self.svm_C_ = params["svm_C"]
-            left = _left(limit, t0)
+            left = _left(self.time_limit, t0)
             self.result_ = self._fit_tree(tree, X, y, w, params, self.n_jobs, self.verbose,
                                           time_limit=left, restarts=1 if warm else None,
                                           warm=warm)
