@@ -1,7 +1,8 @@
 """Held-out error on multi-class data: GTO's default estimator against its peers.
 
 With three classes or more the default tree's leaves are arranged by the label
-pattern that fits CART's splits best (which classes share a subtree), and with
+pattern, of CART's best on its own splits, whose linear-SVM tree fits best (which
+classes share a subtree), and with
 more classes than leaves the leaves go to the heaviest classes, the points of the
 others being errors whatever the splits (docs/DESIGN.md §2).  Data: scikit-learn's
 iris (150 x 4, 3 classes), wine (178 x 13, 3) and digits (1 797 x 64, 10), and
@@ -12,13 +13,14 @@ classes of 30 % down to 5 %).  The quality protocol
 fitted on each training fold, ``random_state`` the fold.  Arms: ``GTO``
 (``GTOClassifier(depth=...)``, its defaults) and the depth-matched peers of
 ``experiments.peers`` that are installed (CART, obliquetree, STree, pystreed).
-``--sorted`` adds ``GTO-sorted``: the default with the classes on the leaves in
-sorted order, as before the arrangement.  Prints test error % (mean over the
+``--compare`` adds the earlier rules: ``GTO-sorted``, the default with the classes on
+the leaves in sorted order, and ``GTO-cart``, with CART's favourite labelling of its
+own splits (the first of :func:`gto.learners._leaves.cart_candidates`).  Prints test error % (mean over the
 folds) and wall seconds per fit as a markdown table and writes ``multiclass.json``
 to ``--out``.
 
     python -m experiments.multiclass
-    python -m experiments.multiclass --data gen6 --depth 3 --sorted
+    python -m experiments.multiclass --data gen6 --depth 3 --compare
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import gto
 from gto.learners import _estimator
+from gto.learners._leaves import cart_candidates, with_labels
 from gto.utils._atomic import write_text_atomic
 
 from . import peers, quality
@@ -57,27 +60,42 @@ DATA = {
 }
 
 
-def fit_gto(X, y, seed, max_iter, *, depth, arranged=True):
-    """The default estimator; ``arranged=False``: with the classes on the leaves in
-    sorted order, as before :func:`gto.learners._leaves.cart_arrangement` (replaced
-    by the identity for the fit)."""
+def _sorted(tree, *data, **options):
+    """The classes in sorted order (the default tree as built)."""
+    return tree
+
+
+def _cart_favourite(tree, X, y, w=None, **options):
+    """CART's favourite labelling of its own splits."""
+    todo = cart_candidates(tree, X, y, w)
+    return with_labels(tree, todo[0][1]) if todo else tree
+
+
+#: the arrangements of ``--compare`` (replacing :func:`gto.learners._leaves.arrange_classes`)
+EARLIER = {"GTO-sorted": _sorted, "GTO-cart": _cart_favourite}
+
+
+def fit_gto(X, y, seed, max_iter, *, depth, arrangement=None):
+    """The default estimator; ``arrangement``: a function to arrange the classes on the
+    default tree's leaves instead of :func:`gto.learners._leaves.arrange_classes`."""
     model = gto.GTOClassifier(depth=depth, random_state=seed)
-    if arranged:
+    if arrangement is None:
         model.fit(X, y)
     else:
-        with mock.patch.object(_estimator, "cart_arrangement", lambda tree, *data: tree):
+        with mock.patch.object(_estimator, "arrange_classes", arrangement):
             model.fit(X, y)
     return model.predict, model.tree_.n_decisions, None
 
 
-def arms(depth, sorted_labels=False):
-    """``(arms, notes)``: GTO (and ``GTO-sorted`` if asked) and the installed
+def arms(depth, compare=False):
+    """``(arms, notes)``: GTO (and the earlier arrangements if asked) and the installed
     depth-``depth`` peers."""
     names = [f"{p}-d{depth}" for p in ("CART", "obliquetree", "stree", "pystreed")]
     chosen, notes = peers.select(names)
     gto_arms = {"GTO": partial(fit_gto, depth=depth)}
-    if sorted_labels:
-        gto_arms["GTO-sorted"] = partial(fit_gto, depth=depth, arranged=False)
+    if compare:
+        gto_arms.update({arm: partial(fit_gto, depth=depth, arrangement=rule)
+                         for arm, rule in EARLIER.items()})
     return {**gto_arms, **chosen}, notes
 
 
@@ -90,11 +108,11 @@ def splits(names, folds=5):
             yield Split(name, k, X[train], y[train], X[test], y[test], k)
 
 
-def run(names, depth, folds=5, sorted_labels=False):
+def run(names, depth, folds=5, compare=False):
     """Per data set and arm: mean test error % and mean seconds per fit (wall; one
     BLAS thread: run with ``OMP_NUM_THREADS=1``), each arm min-max scaled on the
     training fold (:func:`experiments.quality.scaled`)."""
-    fits, notes = arms(depth, sorted_labels)
+    fits, notes = arms(depth, compare)
     scaled_fits = {arm: quality.scaled(fit) for arm, fit in fits.items()}
     done = run_splits(splits(names, folds), scaled_fits, None, quiet=True)
     summary = summarize(done)
@@ -123,15 +141,15 @@ def parser():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", nargs="+", choices=sorted(DATA), default=list(DATA))
     p.add_argument("--depth", type=int, choices=(2, 3), default=2)
-    p.add_argument("--sorted", action="store_true",
-                   help="also the default with the classes on the leaves in sorted order")
+    p.add_argument("--compare", action="store_true",
+                   help="also the earlier arrangements: classes in sorted order, CART's favourite")
     p.add_argument("--out", default="results", help="directory for multiclass.json")
     return p
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    rows, notes = run(args.data, args.depth, sorted_labels=args.sorted)
+    rows, notes = run(args.data, args.depth, compare=args.compare)
     for note in notes:
         print(note)
     print(table(rows))

@@ -244,10 +244,11 @@ def test_signed_rows_finds_g_is_the_signed_h():
 
 
 def test_multiclass_scores_each_arm_on_the_quality_protocol(tmp_path, monkeypatch):
-    """experiments.multiclass: the GTO, GTO-sorted and CART errors are those of the fits
-    on the protocol's folds (stratified, shuffled with seed 0, min-max scaled on the
-    training fold, random_state the fold), recomputed here (GTO-sorted: the given
-    structure of the classes in sorted order); the JSON is written to --out."""
+    """experiments.multiclass: the GTO, GTO-sorted, GTO-cart and CART errors are those of
+    the fits on the protocol's folds (stratified, shuffled with seed 0, min-max scaled
+    on the training fold, random_state the fold), recomputed here (GTO-sorted: the given
+    structure of the classes in sorted order; GTO-cart: of CART's favourite labelling
+    of its splits); the JSON is written to --out."""
     import json
 
     from sklearn.model_selection import StratifiedKFold
@@ -255,24 +256,29 @@ def test_multiclass_scores_each_arm_on_the_quality_protocol(tmp_path, monkeypatc
     from sklearn.tree import DecisionTreeClassifier
 
     from experiments import multiclass
+    from gto.learners._leaves import cart_candidates, heaviest_classes, with_labels
 
     monkeypatch.setattr(peers, "select", lambda names, mip_budget=None: (
         {"CART-d2": peers.PEERS["CART-d2"]}, []))
-    rows, _ = multiclass.run(["gen4"], 2, folds=2, sorted_labels=True)
-    X, y = multiclass.DATA["gen4"]()
-    assert rows[0]["classes"] == len(np.unique(y)) == 4
-    errors = {"GTO": [], "GTO-sorted": [], "CART-d2": []}
+    rows, _ = multiclass.run(["imb7"], 2, folds=2, compare=True)
+    X, y = multiclass.DATA["imb7"]()
+    assert rows[0]["classes"] == len(np.unique(y)) == 7
+    errors = {"GTO": [], "GTO-sorted": [], "GTO-cart": [], "CART-d2": []}
     for k, (train, test) in enumerate(StratifiedKFold(2, shuffle=True, random_state=0).split(X, y)):
         scaler = MinMaxScaler().fit(X[train])
         Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
-        in_order = gto.Tree.complete(2, np.unique(y), X.shape[1])
+        in_order = gto.Tree.complete(2, heaviest_classes(np.unique(y), y[train], None, 4),
+                                     X.shape[1])
+        favourite = with_labels(in_order, cart_candidates(in_order, Xtr, y[train])[0][1])
         for arm, model in (("GTO", gto.GTOClassifier(random_state=k)),
                            ("GTO-sorted", gto.GTOClassifier(structure=in_order.structure,
                                                             random_state=k)),
+                           ("GTO-cart", gto.GTOClassifier(structure=favourite.structure,
+                                                          random_state=k)),
                            ("CART-d2", DecisionTreeClassifier(max_depth=2, random_state=k))):
             errors[arm].append(100 * np.mean(model.fit(Xtr, y[train]).predict(Xte) != y[test]))
     for arm, values in errors.items():
         assert rows[0]["test_error_%"][arm] == pytest.approx(np.mean(values))
-    monkeypatch.setattr(multiclass, "run", lambda names, depth, sorted_labels: (rows, []))
-    multiclass.main(["--data", "gen4", "--out", str(tmp_path)])
-    assert json.loads((tmp_path / "multiclass.json").read_text())[0]["data"] == "gen4"
+    monkeypatch.setattr(multiclass, "run", lambda names, depth, compare: (rows, []))
+    multiclass.main(["--data", "imb7", "--out", str(tmp_path)])
+    assert json.loads((tmp_path / "multiclass.json").read_text())[0]["data"] == "imb7"

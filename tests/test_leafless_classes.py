@@ -2,7 +2,7 @@
 are errors whatever the decisions (DESIGN §2: they have no triple), so the search runs
 on the others and the results count them (gto.optimize, leaves "keep" and "free", and
 GTOClassifier's default tree).  Three classes or more: the default tree's classes are
-arranged on its leaves by CART's splits."""
+arranged on its leaves by CART's splits and the linear-SVM trees of its candidates."""
 import itertools
 
 import numpy as np
@@ -11,7 +11,13 @@ from sklearn.tree import DecisionTreeClassifier
 
 import gto
 from gto.engine._starts import cart_splits
-from gto.learners._leaves import cart_arrangement, heaviest_classes, with_labels
+from gto.engine._svm_start import svm_tree
+from gto.learners._leaves import (
+    arrange_classes,
+    cart_candidates,
+    heaviest_classes,
+    with_labels,
+)
 
 from truths import count_errors, leaf_counts, leaf_walk, product_error
 
@@ -110,8 +116,8 @@ def _lowest_pure(labels):
 
 
 @pytest.mark.parametrize("n_classes", [3, 4])
-def test_cart_arrangement_is_the_best_labelling_of_carts_splits(n_classes):
-    """The default tree's arrangement of 3 or 4 classes on the 4 leaves of depth 2: on
+def test_carts_candidate_is_the_best_labelling_of_carts_splits(n_classes):
+    """The first candidate arrangement of 3 or 4 classes on the 4 leaves of depth 2: on
     the splits of CART of that depth (which predict as scikit-learn's tree does), its
     labels have the fewest errors among the labellings that hold every class with no
     lowest decision pure, or the majority's where that holds every class (brute force
@@ -121,8 +127,9 @@ def test_cart_arrangement_is_the_best_labelling_of_carts_splits(n_classes):
     X = np.vstack([c + rng.normal(size=(40, 2)) for c in centres])
     y = np.repeat(np.arange(n_classes), 40)
     bare = gto.Tree.complete(2, np.arange(n_classes), 2)
-    arranged = cart_arrangement(bare, X, y)
-    assert np.all(arranged.W == 0) and sorted(set(arranged.leaf_classes)) == list(range(n_classes))
+    candidates = cart_candidates(bare, X, y)
+    first = candidates[0][1]
+    assert sorted(set(first)) == list(range(n_classes))
     splits = bare.copy()
     splits.W, splits.gamma = cart_splits(bare, X, y)
     cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
@@ -140,7 +147,48 @@ def test_cart_arrangement_is_the_best_labelling_of_carts_splits(n_classes):
     best = min(errors(lab) for lab in holding)
     if len(set(majority)) == n_classes:
         best = min(best, errors(majority))
-    assert errors(arranged.leaf_classes) == best
+    assert errors(first) == best
+    assert [e for e, _ in candidates] == sorted(errors(lab) for _, lab in candidates)
+
+
+def _planted_four(seed, n=400):
+    """Points in the plane labelled by a random oblique tree of depth 2 with leaves
+    0, 1 (left) and 2, 3 (right), each split through the median of its points."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 2))
+
+    def side(points, where):
+        normal = rng.normal(size=2)
+        return points @ normal <= np.median(points[where] @ normal)
+
+    root = side(X, slice(None))
+    left, right = side(X, root), side(X, ~root)
+    return X, np.where(root, np.where(left, 0, 1), np.where(right, 2, 3))
+
+
+def _pairs(labels):
+    """Which classes share a lowest decision (a depth-2 labelling up to swaps)."""
+    return {frozenset(labels[:2].tolist()), frozenset(labels[2:].tolist())}
+
+
+def test_the_arrangement_finds_the_planted_pairs_where_carts_favourite_does_not():
+    """On planted oblique trees of four classes the grouping that shares the subtrees is
+    known: {0, 1} and {2, 3}.  CART's favourite labelling of its own splits groups them
+    otherwise on several draws; the arrangement (the candidate whose linear-SVM tree has
+    the fewest errors, checked by a literal walk of each) finds the planted one on all
+    but at most one draw."""
+    bare = gto.Tree.complete(2, [0, 1, 2, 3], 2)
+    cart_right = svm_right = 0
+    for seed in range(20):
+        X, y = _planted_four(seed)
+        chosen = arrange_classes(bare, X, y, C=0.1, random_state=0).leaf_classes
+        candidates = [lab for _, lab in cart_candidates(bare, X, y)]
+        walked = [count_errors(svm_tree(with_labels(bare, lab), X, y, C=0.1, random_state=0)[0],
+                               X, y) for lab in candidates]
+        assert np.array_equal(chosen, candidates[int(np.argmin(walked))])
+        cart_right += _pairs(candidates[0]) == _pairs(np.arange(4))
+        svm_right += _pairs(chosen) == _pairs(np.arange(4))
+    assert svm_right >= 19 and cart_right <= 15
 
 
 def test_error_leaves_out_the_points_of_classes_without_a_leaf():

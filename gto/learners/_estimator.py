@@ -33,7 +33,7 @@ from ..utils._validation import check_sample_weight, leaf_class_points, non_nume
 from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
-from ._leaves import cart_arrangement, heaviest_classes
+from ._leaves import arrange_classes, heaviest_classes
 from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
@@ -98,8 +98,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     depth : int, default 2
         Depth of the default complete tree.  Two classes alternate on its leaves
         (the paper's Figure 2 at depth 2); more are arranged on them by the label
-        pattern with the fewest errors on the splits of CART of the same depth
-        (:func:`gto.learners._leaves.cart_arrangement`: which classes share a
+        pattern, of those with the fewest errors on the splits of CART of the
+        same depth, whose linear-SVM tree fits best
+        (:func:`gto.learners._leaves.arrange_classes`: which classes share a
         subtree).  With more classes than its ``2**depth`` leaves, the leaves go
         to the classes of the largest training weight (ties to the smaller
         label), and the points of the other classes are misclassified whatever
@@ -342,7 +343,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         classes = heaviest_classes(self.classes_, y, w, 2**self.depth)
         tree = Tree.complete(self.depth, classes, n_features)
         if len(classes) > 2 and not self._categorical:  # which classes share a subtree
-            tree = cart_arrangement(tree, X, y, w)
+            seed = _seed(self.random_state)
+            if len(y) > CV_POINTS:  # chosen on a sample of the internal CV's size
+                keep = _subsample(y, CV_POINTS, seed)
+                X, y, w = X[keep], y[keep], None if w is None else w[keep]
+            tree = arrange_classes(tree, X, y, w, C=SVM_START_C, random_state=seed)
         return tree
 
     # -- fitting ---------------------------------------------------------------

@@ -39,6 +39,8 @@ import time
 import numpy as np
 
 from ..engine._starts import cart_splits
+from ..engine._svm_start import C as SVM_C
+from ..engine._svm_start import svm_tree
 from ..model.tree import Tree
 from ..utils._validation import check_labels, check_sample_weight, check_X
 from ..utils.status import Status
@@ -208,24 +210,39 @@ def heaviest_classes(classes, y, w, k):
     return classes[np.sort(np.argsort(-weight, kind="stable")[:k])]
 
 
-def cart_arrangement(tree, X, y, w=None):
-    """``tree`` (a bare complete structure whose leaves hold the classes to place) with
-    those classes arranged on its leaves by the labelling of :func:`labellings` with
-    the fewest errors (ties to the first: the majority one) on the splits of the CART
-    tree of its shape (:func:`gto.engine._starts.cart_splits`), fitted to the points of
-    those classes.  Which classes share a subtree decides what a multi-class tree of
-    fixed shape can separate (the sorted order pairs classes arbitrarily); CART's
-    splits show which groups separate easily."""
-    classes = np.unique(tree.leaf_classes)
-    keep = np.isin(y, classes)
+def cart_candidates(tree, X, y, w=None):
+    """``[(errors, labels)]``: the labellings of :func:`labellings` of ``tree``'s leaves
+    on the splits of the CART tree of its shape (:func:`gto.engine._starts.cart_splits`),
+    both fitted to and scored on the points of the classes ``tree``'s leaves hold;
+    fewest errors first (ties: the majority labelling first, then as
+    :func:`labellings` lists them)."""
+    keep = np.isin(y, tree.leaf_classes)
     Xk, yk = X[keep], y[keep]
     wk = np.ones(len(yk)) if w is None else np.asarray(w, dtype=float)[keep]
     shaped = tree.copy()
     shaped.W, shaped.gamma = cart_splits(tree, Xk, yk, wk)
-    todo = labellings(shaped, Xk, yk, wk)
-    if not todo:
-        return tree
-    return with_labels(tree, min(todo, key=lambda item: item[0])[1])
+    return sorted(labellings(shaped, Xk, yk, wk), key=lambda item: item[0])  # stable
+
+
+def arrange_classes(tree, X, y, w=None, C=SVM_C, random_state=None):
+    """``tree`` (a bare complete structure whose leaves hold the classes to place) with
+    those classes arranged on its leaves: of the candidates of :func:`cart_candidates`
+    (the groupings that CART's splits separate well), the one whose linear-SVM tree
+    (:func:`gto.engine._svm_start.svm_tree`, L2 penalty, ``C``) has the fewest
+    training errors on the points of those classes, ties to the first.  Which classes
+    share a subtree decides what a multi-class tree of fixed shape can separate (the
+    sorted order pairs classes arbitrarily), and CART's axis-parallel favourite is not
+    always the grouping oblique splits separate best (docs/decisions.md)."""
+    todo = cart_candidates(tree, X, y, w)
+    if len(todo) < 2:
+        return tree if not todo else with_labels(tree, todo[0][1])
+    keep = np.isin(y, tree.leaf_classes)
+    Xk, yk = X[keep], y[keep]
+    wk = np.ones(len(yk)) if w is None else np.asarray(w, dtype=float)[keep]
+    errors = [svm_tree(with_labels(tree, labels), Xk, yk, wk, C=C,
+                       random_state=random_state)[0].n_errors(Xk, yk, wk)
+              for _, labels in todo]
+    return with_labels(tree, todo[int(np.argmin(errors))][1])
 
 
 def _errors(counts, labels, classes):
