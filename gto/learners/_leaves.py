@@ -140,16 +140,28 @@ def orient(tree, pattern, cost, classes):
     """``(errors, labels)``: the pattern placed on ``tree``'s leaves in the
     orientation (child swaps where the shapes allow) with the least weight
     misplaced; ``cost[k, c]``: weight in leaf k not of class c."""
+    return orienter(tree, cost, classes)(pattern)
+
+
+def orienter(tree, cost, classes):
+    """:func:`orient` as a function of the pattern alone, for many patterns on one tree
+    and ``cost``: the best placement of each sub-pattern at each node is computed once
+    and shared (the patterns of a deep tree share most of their sub-patterns)."""
     index = {(c.item() if isinstance(c, np.generic) else c): j for j, c in enumerate(classes)}
+    children = tree.children
+    twins = [_shape(tree, left) == _shape(tree, right) for left, right in children]
+    best_at = {}
 
     def place(child, pat):
         kind, i = child
         if kind == "l":
             return cost[i, index[pat[1]]], {i: pat[1]}
-        left, right = tree.children[i]
+        if (i, pat) in best_at:
+            return best_at[i, pat]
+        left, right = children[i]
         a, b = pat
         options = [(left, a, right, b)]
-        if _shape(tree, left) == _shape(tree, right) and a != b:
+        if twins[i] and a != b:
             options.append((left, b, right, a))
         best = None
         for l_child, l_pat, r_child, r_pat in options:
@@ -157,10 +169,14 @@ def orient(tree, pattern, cost, classes):
             er, lr = place(r_child, r_pat)
             if best is None or el + er < best[0]:
                 best = (el + er, {**ll, **lr})
+        best_at[i, pat] = best
         return best
 
-    errors, placed = place(("d", 0), pattern)
-    return float(errors), np.array([placed[k] for k in range(tree.n_leaves)])
+    def oriented(pattern):
+        errors, placed = place(("d", 0), pattern)
+        return float(errors), np.array([placed[k] for k in range(tree.n_leaves)])
+
+    return oriented
 
 
 def labellings(tree, X, y, w):
@@ -181,7 +197,8 @@ def labellings(tree, X, y, w):
     if patterns is None:
         return out
     cost = counts.sum(axis=1, keepdims=True) - counts
-    placed = sorted((orient(tree, p, cost, classes) for p in patterns), key=lambda e: e[0])
+    oriented = orienter(tree, cost, classes)
+    placed = sorted((oriented(p) for p in patterns), key=lambda e: e[0])
     extra = [(e, lab) for e, lab in placed if holds_classes(lab, present)]
     for errors, labels in extra:
         if len(out) > MAX_PATTERNS:
