@@ -556,7 +556,8 @@ def _add_fit_parser(sub, parents, fmt):
     shape.add_argument("--structure", help='nested pairs of leaf classes, e.g. "((0,1),(0,1))" '
                                            "(default: a complete tree of --depth)")
     shape.add_argument("--depth", type=positive_int, default=2,
-                       help="complete tree of this depth, leaves cycling the classes")
+                       help="complete tree of this depth (two classes alternate on its "
+                            "leaves; more are arranged as GTOClassifier's depth says)")
     fit_p.add_argument("--init", default="auto", metavar=f"{{{','.join(INITS)}}} or FILE",
                        help="starting trees (GTOClassifier's init: auto = greedy LP tree and "
                             "CART, and with --alpha auto also a linear-SVM tree), or a model "

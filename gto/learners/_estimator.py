@@ -92,9 +92,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     ----------
     structure : nested pairs, optional
         Leaves are class labels, internal nodes ``(left, right)`` pairs, e.g.
-        ``((0, 1), (0, 1))``.  By default a complete tree of ``depth`` whose
-        leaves cycle through the classes (the paper's Figure 2 tree for two
-        classes and depth 2).
+        ``((0, 1), (0, 1))``.  By default a complete tree of ``depth`` with the
+        classes on its leaves as ``depth`` describes (the paper's Figure 2 tree
+        for two classes and depth 2).
     depth : int, default 2
         Depth of the default complete tree.  Two classes alternate on its leaves
         (the paper's Figure 2 at depth 2); more are arranged on them by the label
