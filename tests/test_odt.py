@@ -56,7 +56,7 @@ def test_equals_brute_force(seed):
     assert res.n_errors == truth
     assert res.objective == pytest.approx(truth, abs=1e-6)
     assert res.tree.n_errors(X, y) == truth
-    assert res.tree.has_subsets
+    assert res.tree.has_subsets and res.leafless_errors == 0
 
 
 @pytest.mark.parametrize("flags", [dict(strengthen=False), dict(anchor=False), dict(relax=False),
@@ -74,6 +74,30 @@ def test_multiclass_fixed_leaves():
     res = solve_odt(X, y, struct, time_limit=60)
     assert res.n_errors == brute(X, y, (0, 1, 2, 0))
     assert res.tree.structure == struct
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_structure_may_leave_a_class_out(weighted):
+    """Class 2 has no leaf in ((0, 1), (0, 1)): its points are errors whatever the
+    splits, and the optimum, its bound and ``n_errors`` count them (brute force over
+    every pair of subset decisions, class 2 never predicted)."""
+    X, y = tiny(3, n_classes=3)
+    w = np.linspace(0.5, 2.0, len(y)) if weighted else None
+    assert np.any(y == 2)
+    res = solve_odt(X, y, STRUCT, time_limit=60, sample_weight=w)
+    weights = np.ones(len(y)) if w is None else w
+    truth = brute(X, y, (0, 1, 0, 1), score=lambda pred: ((pred != y) * weights).sum(axis=2))
+    assert res.status == "optimal"
+    assert res.n_errors == pytest.approx(truth) and res.objective == pytest.approx(truth, abs=1e-6)
+    assert res.bound == pytest.approx(truth, abs=1e-4 * truth + 1e-6)
+    assert res.leafless_errors == pytest.approx(weights[y == 2].sum())
+    assert res.tree.n_errors(X, y, w) == pytest.approx(truth)
+
+
+def test_a_structure_needs_two_classes_with_points():
+    X, y = tiny(0)  # classes 0 and 1; class 1 has no leaf in ((0, 2), (0, 2))
+    with pytest.raises(ValueError, match="have no leaf"):
+        solve_odt(X, y, ((0, 2), (0, 2)))
 
 
 def test_max_card_equals_brute_force():

@@ -252,8 +252,10 @@ def solve(
         if name != "HIGHS":
             raise ValueError(f"method={method!r} solves its LPs with HiGHS, not solver={solver!r}")
         run = solve_branch if method == "branch" else solve_rootsplit
-        return run(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
-                   epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
+        res = run(tree, X, y, time_limit, warm_start, sample_weight=sample_weight,
+                  epsilon=epsilon, mip_gap=mip_gap, verbose=verbose)
+        res.leafless_errors = 0
+        return res
     model = build(tree, X, y, sample_weight, epsilon, tighten)
     start = None if warm_start is None else oblique_start(model, warm_start)
     out = backend.run(model.problem, name, time_limit, mip_gap, start, verbose)
@@ -263,7 +265,8 @@ def solve(
     if values is not None:
         fitted = model.tree_from(values[model.w], values[model.gamma])
         n_errors = fitted.n_errors(X, y, sample_weight)
-    return MIPResult(tree=fitted, n_errors=n_errors, success=fitted is not None, **out)
+    return MIPResult(tree=fitted, n_errors=n_errors, success=fitted is not None, leafless_errors=0,
+                     **out)
 
 
 def _solve_leaf_classes(again, tree, checked, sample_weight):

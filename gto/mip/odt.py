@@ -61,7 +61,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..model._categorical import NOMINAL, ORDINAL, encode
 from ..model.tree import Tree
-from ..utils._validation import check_labels, check_sample_weight
+from ..utils._validation import check_labels, check_sample_weight, leaf_class_points
 from . import backend
 from .oblique import mirror_pairs
 from .result import MIPResult
@@ -404,9 +404,9 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
     if len(classes) < 2:
         raise ValueError(f"y has one class only ({classes[0]!r}); a tree needs at least two")
     shape = as_structure_tree(structure, classes)
-    unknown = classes[~np.isin(classes, shape.leaf_classes)]
-    if unknown.size:
-        raise ValueError(f"labels {unknown.tolist()} have no leaf in the structure")
+    # a point whose class has no leaf has no c (eq. 8): an error whatever the splits,
+    # counted by the objective's total; two classes must have leaves
+    _, leafless = leaf_class_points(shape, y, w, searched=True)
     positive = None
     if min_tpr is not None or min_tnr is not None:
         if len(classes) != 2:
@@ -429,6 +429,7 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
         anchor=bool(anchor), relax=bool(relax),
     )
     model.raw_codes, model.classes, model.sample_weight, model.y_raw = codes, classes, w, y
+    model.leafless = int(round(leafless)) if sample_weight is None else leafless
     return model
 
 
@@ -456,7 +457,10 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     X : array (category codes or strings) or DataFrame.
     y : labels (any number of classes; the leaves' classes are fixed).
     structure : nested pairs (leaves are class labels), a gto.Tree or an int
-        depth (complete tree, leaves cycling through the sorted classes).
+        depth (complete tree, leaves cycling through the sorted classes).  A
+        structure may leave classes of y without a leaf (two must have leaves):
+        their points are errors whatever the splits, counted in ``n_errors``,
+        ``objective`` and ``bound`` (``leafless_errors``: their weight).
     time_limit : seconds for the solver; the incumbent is returned at the end.
     categorical_features : "all" (default), "auto", a mask, or column
         indices/names; the other columns are binned by deciles into ordinal
@@ -487,7 +491,7 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
     on X), ``objective``, ``bound``, ``gap``, ``status``, times; plus
     ``encoding`` (the fitted :class:`gto.model._categorical.Encoding`), ``groups``
     (original columns the model could branch on), ``tpr``/``tnr`` on the
-    training data (binary y).
+    training data (binary y), ``leafless_errors``.
     """
     name = backend.check_solver(solver)
     model = build(X, y, structure, categorical_features, max_card, ordinal, min_tpr, min_tnr,
@@ -515,7 +519,8 @@ def solve_odt(X, y, structure, time_limit=300.0, categorical_features="all", max
             rates = {"tpr": float(w[pos & (pred == y)].sum() / w[pos].sum()),
                      "tnr": float(w[~pos & (pred == y)].sum() / w[~pos].sum())}
     return MIPResult(tree=fitted, n_errors=n_errors, success=fitted is not None, encoding=enc,
-                     groups=[enc.columns[g].name for g in groups], **rates, **out)
+                     groups=[enc.columns[g].name for g in groups], leafless_errors=model.leafless,
+                     **rates, **out)
 
 
 def _depth(tree):

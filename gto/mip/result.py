@@ -47,5 +47,10 @@ class MIPResult(OptimizeResult):
         Model objective of the warm start given to the solver.
     incumbents : list of (seconds, objective)
         Every improving solution the solver reported, in order.
+    leafless_errors : int or float
+        (:func:`gto.mip.solve`, :func:`gto.mip.solve_odt`) The (weighted) points
+        of classes with no leaf in the given structure: errors whatever the
+        splits, counted in ``n_errors``, ``objective`` and ``bound``; 0 when every
+        class has a leaf.
     solver : str
     """
