@@ -19,6 +19,9 @@ and the held-out error; the GTO fits are also split by stage (CPU seconds):
   walks, ``_tabu_round``); ``lp``: the robust LPs' simplex (``solve_hinge_lp``,
   in the refits and the greedy starts).
 
+``--data`` also takes the multi-class sets of ``experiments.multiclass`` (iris,
+wine, digits and its generated ones), on the same protocol.
+
 Unlike ``experiments.quality``, the big sets (magic, twonorm, phoneme) are
 used whole (``--cap`` subsamples them); the generated data are the paper's
 generator (10 features, or ``--features``) at ``--synthetic`` training sizes
@@ -27,6 +30,7 @@ The internal CV's choice (``best_index_``) is counted per grid point.
 
     python -m experiments.fit_speed                      # everything (slow at 1e5)
     python -m experiments.fit_speed --data heart liver --synthetic
+    python -m experiments.fit_speed --data iris wine digits gen4 --synthetic   # multi-class
     python -m experiments.fit_speed --depth 3 --data heart liver cancer
     python -m experiments.fit_speed --no-peers --folds 1 --synthetic 100000 --data
     python -m experiments.fit_speed --data --synthetic 1000 3000 --features 100   # wide
@@ -36,6 +40,7 @@ Prints one table and writes ``fit_speed.json`` to ``--out``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
@@ -50,14 +55,17 @@ import gto
 import problems
 from gto.utils._atomic import write_text_atomic
 
-from . import peers, quality
+from . import multiclass, peers, quality
 from .common import Split, cv_splits, markdown_table
 
 SYNTHETIC = (10_000, 100_000)
 #: dimensions of the generated data (the paper's 10-d planted trees; ``--features``
 #: measures wide data, docs/speed.md)
 SYNTHETIC_FEATURES = 10
+#: the bundled sets, then the multi-class ones of ``experiments.multiclass`` (asked for by
+#: name; not in the default run)
 DATA = (*problems.DATASETS, *problems.NUMERIC)
+MULTICLASS = tuple(multiclass.DATA)
 #: functions timed inside a GTO fit (found by name in the loaded gto modules, so the
 #: script runs on older and newer layouts alike): stage -> (module attribute names)
 STAGES = {"cv": ("_select",), "svm": ("_svm_result",), "contenders": ("_race_folds",),
@@ -185,7 +193,10 @@ def splits(names, synthetic, folds, cap, features=SYNTHETIC_FEATURES):
     ``features`` dimensions (named ``synthetic-N``, or ``synthetic-NxD`` beside the
     default 10)."""
     for name in names:
-        yield from cv_splits(name, folds=folds, max_samples=cap)
+        if name in MULTICLASS:
+            yield from itertools.islice(multiclass.splits([name]), folds)
+        else:
+            yield from cv_splits(name, folds=folds, max_samples=cap)
     for n in synthetic:
         d = problems.synthetic(features, n, 10_000, random_state=0)
         name = f"synthetic-{n}" if features == SYNTHETIC_FEATURES else f"synthetic-{n}x{features}"
@@ -261,9 +272,9 @@ def _num(value, digits):
 def run(data, synthetic, folds, cap, depth, peer_names, params, out,
         features=SYNTHETIC_FEATURES):
     names = list(data)
-    unknown = [d for d in names if d not in DATA]
+    unknown = [d for d in names if d not in DATA + MULTICLASS]
     if unknown:
-        raise ValueError(f"unknown data set(s) {unknown}; choose from {list(DATA)}")
+        raise ValueError(f"unknown data set(s) {unknown}; choose from {list(DATA + MULTICLASS)}")
     found, notes = peers.select(peer_names)
     arm, kept = gto_arm(depth, params)
     arms = {"GTO": arm, **{name: quality.scaled(fit) for name, fit in found.items()}}
@@ -304,7 +315,8 @@ def parser():
                                 description=__doc__.splitlines()[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--data", nargs="*", default=list(DATA), metavar="NAME",
-                   help=f"bundled data sets among {', '.join(DATA)} (none: --data)")
+                   help=f"bundled data sets among {', '.join(DATA)}, or multi-class ones "
+                        f"among {', '.join(MULTICLASS)} (none: --data)")
     p.add_argument("--synthetic", nargs="*", type=int, default=list(SYNTHETIC), metavar="N",
                    help="training sizes of the generated data (none: --synthetic)")
     p.add_argument("--features", type=int, default=SYNTHETIC_FEATURES, metavar="D",

@@ -201,6 +201,25 @@ def test_fit_speed_generates_data_of_the_dimensions_asked():
     assert stop.value.code == 2
 
 
+def test_fit_speed_takes_the_multiclass_sets_on_the_protocols_folds():
+    """``--data iris`` gives iris's folds of the quality protocol (stratified 5-fold,
+    shuffled with seed 0), the first ``folds`` of them; an unknown name is refused."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import StratifiedKFold
+
+    from experiments import fit_speed
+
+    got = list(fit_speed.splits(["iris"], [], 2, None))
+    X, y = load_iris(return_X_y=True)
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))[:2]
+    assert [s.dataset for s in got] == ["iris", "iris"] and len(folds) == 2
+    for split, (train, test) in zip(got, folds):
+        assert np.array_equal(split.X_train, X[train]) and np.array_equal(split.y_test, y[test])
+    assert len(list(fit_speed.splits(["wine"], [], None, None))) == 5
+    with pytest.raises(ValueError, match="unknown data set"):
+        fit_speed.run(["nope"], [], 1, None, 2, [], {}, "unused")
+
+
 def test_purify_speed_times_signed_rows(capsys):
     """experiments.purify_speed: the rows are the points twice with signs (each row of
     the second half is a signed copy of one of the first), the last column -sign; one
