@@ -233,9 +233,7 @@ def cart_candidates(tree, X, y, w=None):
     both fitted to and scored on the points of the classes ``tree``'s leaves hold;
     fewest errors first (ties: the majority labelling first, then as
     :func:`labellings` lists them)."""
-    keep = np.isin(y, tree.leaf_classes)
-    Xk, yk = X[keep], y[keep]
-    wk = np.ones(len(yk)) if w is None else np.asarray(w, dtype=float)[keep]
+    Xk, yk, wk = _leaf_class_data(tree, X, y, w)
     shaped = tree.copy()
     shaped.W, shaped.gamma = cart_splits(tree, Xk, yk, wk)
     return sorted(labellings(shaped, Xk, yk, wk), key=lambda item: item[0])  # stable
@@ -253,13 +251,17 @@ def arrange_classes(tree, X, y, w=None, C=SVM_C, random_state=None):
     todo = cart_candidates(tree, X, y, w)
     if len(todo) < 2:
         return tree if not todo else with_labels(tree, todo[0][1])
-    keep = np.isin(y, tree.leaf_classes)
-    Xk, yk = X[keep], y[keep]
-    wk = np.ones(len(yk)) if w is None else np.asarray(w, dtype=float)[keep]
+    Xk, yk, wk = _leaf_class_data(tree, X, y, w)
     errors = [svm_tree(with_labels(tree, labels), Xk, yk, wk, C=C,
                        random_state=random_state)[0].n_errors(Xk, yk, wk)
               for _, labels in todo]
     return with_labels(tree, todo[int(np.argmin(errors))][1])
+
+
+def _leaf_class_data(tree, X, y, w):
+    """``(X, y, w)`` of the points whose class has a leaf in ``tree`` (``w`` None: ones)."""
+    keep = np.isin(y, tree.leaf_classes)
+    return X[keep], y[keep], np.ones(keep.sum()) if w is None else np.asarray(w, dtype=float)[keep]
 
 
 def _errors(counts, labels, classes):
