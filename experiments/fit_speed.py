@@ -1,9 +1,10 @@
-"""Seconds per default ``GTOClassifier`` fit, split by stage, beside its depth-2 peers.
+"""Seconds per default ``GTOClassifier`` fit, split by stage, beside its peers of that depth.
 
 For each data set, the splits of the quality protocol (``experiments.quality``:
 stratified 5-fold CV, shuffle seed 0, min-max scaling fitted on the training
 fold) are fitted by every arm: ``GTO`` (``GTOClassifier(depth=...)`` with its
-defaults), CART at depth 2 and the installed peers of ``experiments.peers``.
+defaults) and the installed peers of ``experiments.peers`` of the same depth
+(``experiments.quality``'s ``PEERS_BY_DEPTH``; none at other depths, unless ``--peers``).
 Per arm it records the CPU seconds of each fit (``time.process_time``, one
 BLAS/numba thread: run with ``OMP_NUM_THREADS=1`` etc.), the wall seconds,
 and the held-out error; the GTO fits are also split by stage (CPU seconds):
@@ -326,8 +327,9 @@ def parser():
     p.add_argument("--cap", type=int, default=None,
                    help="subsample bundled sets above this many points (stratified, seed 0)")
     p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--peers", nargs="*", default=list(quality.PEERS), metavar="PEER",
-                   help=f"peer arms among {', '.join(peers.PEERS)}")
+    p.add_argument("--peers", nargs="*", default=None, metavar="PEER",
+                   help=f"peer arms among {', '.join(peers.PEERS)} (default: those of --depth "
+                        "in experiments.quality)")
     p.add_argument("--no-peers", action="store_true", help="GTO alone")
     p.add_argument("--gto", nargs="*", default=[], metavar="KEY=VALUE",
                    help="GTOClassifier parameters, e.g. max_iter=1000")
@@ -342,7 +344,7 @@ def main(argv=None):
         p.error("--features must be at least 1")
     params = dict(_pair(item) for item in args.gto)
     text, meta = run(args.data, args.synthetic, args.folds, args.cap, args.depth,
-                     [] if args.no_peers else args.peers, params, args.out, args.features)
+                     [] if args.no_peers else _peer_names(args), params, args.out, args.features)
     print(text)
     print()
     print(f"CPU seconds per fit (process_time), median (max) over the splits; stages: medians; "
@@ -350,6 +352,13 @@ def main(argv=None):
           f"code {meta['commit']}")
     for note in meta["notes"]:
         print(note)
+
+
+def _peer_names(args):
+    """``--peers`` as given, else the depth's peers of ``experiments.quality``."""
+    if args.peers is not None:
+        return args.peers
+    return list(quality.PEERS_BY_DEPTH.get(args.depth, ()))
 
 
 def _pair(item):

@@ -220,6 +220,16 @@ def test_fit_speed_takes_the_multiclass_sets_on_the_protocols_folds():
         fit_speed.run(["nope"], [], 1, None, 2, [], {}, "unused")
 
 
+def test_fit_speed_compares_peers_of_the_same_depth():
+    from experiments import fit_speed, quality
+
+    names = [fit_speed._peer_names(fit_speed.parser().parse_args(argv))
+             for argv in ([], ["--depth", "3"], ["--depth", "4"], ["--depth", "3", "--peers", "CART-d2"])]
+    assert names[0] == list(quality.PEERS) and all(n.endswith("-d2") for n in names[0])
+    assert names[1] and all(n.endswith("-d3") for n in names[1])
+    assert names[2] == [] and names[3] == ["CART-d2"]
+
+
 def test_purify_speed_times_signed_rows(capsys):
     """experiments.purify_speed: the rows are the points twice with signs (each row of
     the second half is a signed copy of one of the first), the last column -sign; one
