@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import StrOptions, validate_params
 
-from ..utils._validation import POWER, check_fit_data
+from ..utils._validation import POWER, check_fit_data, leaf_class_points
 from ._formulation import class_leaf_mask, decision_values, leaf_errors
 
 OBJECTIVES = ("product", "minimum", "count", "lexicographic")
@@ -94,7 +94,7 @@ def error(tree, X, y, objective="product", p=1, sample_weight=None):
     """
     check_objective(objective, p)
     X, y, w = check_fit_data(tree, X, y, sample_weight, leafless=True)
-    has_leaf = np.isin(y, tree.leaf_classes)
+    has_leaf, _ = leaf_class_points(tree, y)
     X, y, w = X[has_leaf], y[has_leaf], w[has_leaf]
     LE = leaf_errors(tree, decision_values(tree, X), p)
     mask = class_leaf_mask(tree, y)

@@ -344,10 +344,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         tree = Tree.complete(self.depth, classes, n_features)
         if len(classes) > 2 and not self._categorical:  # which classes share a subtree
             seed = _seed(self.random_state)
-            if len(y) > CV_POINTS:  # chosen on a sample of the internal CV's size
-                keep = _subsample(y, CV_POINTS, seed)
-                X, y, w = X[keep], y[keep], None if w is None else w[keep]
-            tree = arrange_classes(tree, X, y, w, C=SVM_START_C, random_state=seed)
+            Xs, ys, ws = _cv_sample(X, y, w, seed)  # chosen on a sample of the internal CV's size
+            tree = arrange_classes(tree, Xs, ys, ws, C=SVM_START_C, random_state=seed)
         return tree
 
     # -- fitting ---------------------------------------------------------------
@@ -575,9 +573,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         n_splits = min(self.cv, int(np.min(np.unique(y, return_counts=True)[1])))
         if n_splits < 2:
             return None
-        if len(y) > CV_POINTS:  # select on a stratified subsample (refit on all)
-            keep = _subsample(y, CV_POINTS, _seed(self.random_state))
-            X, y, w = X[keep], y[keep], None if w is None else w[keep]
+        X, y, w = _cv_sample(X, y, w, _seed(self.random_state))  # select on it, refit on all
         splitter = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
         return X, y, w, list(splitter.split(X, y))
 
@@ -806,6 +802,15 @@ def _complexity(params, n_features):
     return (min(budget, n_features), -params["alpha"])
 
 
+def _cv_sample(X, y, w, seed):
+    """``(X, y, w)`` as given, or above ``CV_POINTS`` points a stratified subsample of
+    that size (:func:`_subsample`): the data the internal CV selects on."""
+    if len(y) <= CV_POINTS:
+        return X, y, w
+    keep = _subsample(y, CV_POINTS, seed)
+    return X[keep], y[keep], None if w is None else w[keep]
+
+
 def _subsample(y, size, seed):
     """Indices of a stratified subsample of ``size`` points (every class kept)."""
     from sklearn.model_selection import train_test_split
@@ -856,7 +861,6 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                               penalty=penalty, intercept_scaling=svm_intercept_scaling(penalty))
     n_errors = fitted.n_errors(X, y, w)
     _, lost = leaf_class_points(fitted, y, w)  # errors whatever the splits
-    lost = int(round(lost)) if w is None else lost
     return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
                           leafless_errors=lost,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,

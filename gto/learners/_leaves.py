@@ -42,7 +42,7 @@ from ..engine._starts import cart_splits
 from ..engine._svm_start import C as SVM_C
 from ..engine._svm_start import svm_tree
 from ..model.tree import Tree
-from ..utils._validation import check_labels, check_sample_weight, check_X
+from ..utils._validation import check_labels, check_sample_weight, check_X, leaf_class_points
 from ..utils.status import Status
 
 LEAVES = ("auto", "keep", "free")
@@ -260,7 +260,7 @@ def arrange_classes(tree, X, y, w=None, C=SVM_C, random_state=None):
 
 def _leaf_class_data(tree, X, y, w):
     """``(X, y, w)`` of the points whose class has a leaf in ``tree`` (``w`` None: ones)."""
-    keep = np.isin(y, tree.leaf_classes)
+    keep, _ = leaf_class_points(tree, y)
     return X[keep], y[keep], np.ones(keep.sum()) if w is None else np.asarray(w, dtype=float)[keep]
 
 

@@ -278,9 +278,9 @@ def _solve_leaf_classes(again, tree, checked, sample_weight):
     recomputed from them (the solver stopped on the other points' gap), and the tree
     records all the training data."""
     X, y, w = checked
-    has_leaf, lost = leaf_class_points(tree, y, w, searched=True)
+    has_leaf, lost = leaf_class_points(tree, y, None if sample_weight is None else w,
+                                       searched=True)
     res = again(X[has_leaf], y[has_leaf], None if sample_weight is None else w[has_leaf])
-    lost = int(round(lost)) if sample_weight is None else lost  # as Tree.n_errors counts
     res.leafless_errors = lost
     for key in ("objective", "bound", "start_objective"):
         if res.get(key) is not None:

@@ -406,7 +406,8 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
     shape = as_structure_tree(structure, classes)
     # a point whose class has no leaf has no c (eq. 8): an error whatever the splits,
     # counted by the objective's total; two classes must have leaves
-    _, leafless = leaf_class_points(shape, y, w, searched=True)
+    _, leafless = leaf_class_points(shape, y, None if sample_weight is None else w,
+                                    searched=True)
     positive = None
     if min_tpr is not None or min_tnr is not None:
         if len(classes) != 2:
@@ -429,7 +430,7 @@ def build(X, y, structure, categorical_features="all", max_card=None, ordinal=()
         anchor=bool(anchor), relax=bool(relax),
     )
     model.raw_codes, model.classes, model.sample_weight, model.y_raw = codes, classes, w, y
-    model.leafless = int(round(leafless)) if sample_weight is None else leafless
+    model.leafless = leafless
     return model
 
 

@@ -111,12 +111,14 @@ def check_sample_weight(sample_weight, n_samples):
 
 def leaf_class_points(tree, y, w=None, searched=False):
     """``(has_leaf, lost)``: whether each point's class has a leaf in ``tree``, and the
-    total weight ``w`` (None: one each) of the others, which have no triple
-    (docs/DESIGN.md §2) and are misclassified whatever the decisions.  ``searched``:
+    total weight ``w`` of the others (``w`` None: their count, an int, as
+    ``Tree.n_errors`` counts), which have no triple (docs/DESIGN.md §2) and are
+    misclassified whatever the decisions.  ``searched``:
     raise ValueError unless the points of leaf classes hold two classes of positive
     weight, as a search of them needs."""
     has_leaf = np.isin(y, tree.leaf_classes)
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    counts = w is None
+    w = np.ones(len(y)) if counts else np.asarray(w, dtype=float)
     if searched:
         kept = np.unique(y[has_leaf & (w > 0)])
         if len(kept) < 2:
@@ -124,7 +126,8 @@ def leaf_class_points(tree, y, w=None, searched=False):
                 f"labels {np.unique(y[~has_leaf]).tolist()} have no leaf in the tree (leaf "
                 f"classes {np.unique(tree.leaf_classes).tolist()}), and the points of its leaf "
                 f"classes hold {len(kept)} class(es): a search needs two")
-    return has_leaf, float(w[~has_leaf].sum())
+    lost = float(w[~has_leaf].sum())
+    return has_leaf, int(round(lost)) if counts else lost
 
 
 def check_fit_data(tree, X, y, sample_weight=None, leafless=False):
