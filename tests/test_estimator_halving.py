@@ -2,8 +2,10 @@
 which searches it runs, when a contender leaves the race, and the refit's start
 when the CV ran on a subsample."""
 import time
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 import gto
 import problems
@@ -144,3 +146,32 @@ def test_a_contender_searches_half_the_moves_of_the_refit(monkeypatch):
     assert all(r.nit <= restarts * it for _, restarts, it, r in second)
     refit = [c for c in calls if c[0] == len(y)]
     assert len(refit) == 1 and refit[0][1:3] == (3, 400)
+
+
+def test_the_svm_start_is_charged_to_the_fits_time_limit(monkeypatch):
+    """A fit of the alpha-0 search from the L2 SVM tree has ``time_limit`` seconds in
+    all: with the clock frozen but for the SVM start, which takes 4 of its 10 s, the
+    search gets the 6 left (not 10 from after the SVM fit)."""
+    clock = [50.0]
+    monkeypatch.setattr(E, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    real_svm, real_optimize, seen = E._svm_result, E.optimize, []
+
+    def svm(*args, **kw):
+        clock[0] += 4.0
+        return real_svm(*args, **kw)
+
+    def optimize(tree, X, y, **kw):
+        seen.append(kw["time_limit"])
+        return real_optimize(tree, X, y, **{**kw, "time_limit": None})  # the real clock aside
+
+    monkeypatch.setattr(E, "_svm_result", svm)
+    monkeypatch.setattr(E, "optimize", optimize)
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(60, 2))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    clf = gto.GTOClassifier(max_iter=30, random_state=0)
+    clf._categorical = {}
+    params = {"alpha": 0.0, "max_features": None, "svm_C": E.SVM_START_C}
+    res = clf._fit_tree(gto.Tree.complete(2, [0, 1], 2), X, y, None, params, 1, time_limit=10.0)
+    assert seen == [pytest.approx(6.0)]
+    assert res.tree.n_decisions == 3

@@ -411,6 +411,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         ``max_iter``, ``restarts``: per search (None: the estimator's own);
         ``warm``: searched trees of this grid point (the internal CV's) to start
         from instead, the one with the fewest errors on (X, y)."""
+        limit = self.time_limit if time_limit is None else time_limit
+        deadline = None if limit is None else time.perf_counter() + limit  # the SVM start too
         starts = [(tree, init) for init in self._starts(tree, params)]
         if warm:
             starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
@@ -420,8 +422,6 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             if params["alpha"] is None:
                 return svm
             starts = [(svm.tree, "tree")]  # optimize's rounds add greedy and CART
-        limit = self.time_limit if time_limit is None else time_limit
-        deadline = None if limit is None else time.perf_counter() + limit
         best = None
         for start, init in starts:
             left = None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
