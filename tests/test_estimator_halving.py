@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from sklearn.model_selection import StratifiedKFold
 
 import gto
 import problems
@@ -175,3 +176,46 @@ def test_the_svm_start_is_charged_to_the_fits_time_limit(monkeypatch):
     res = clf._fit_tree(gto.Tree.complete(2, [0, 1], 2), X, y, None, params, 1, time_limit=10.0)
     assert seen == [pytest.approx(6.0)]
     assert res.tree.n_decisions == 3
+
+
+def test_one_decision_fits_any_labels_only_of_independent_points():
+    """``_fits_any_labels`` against its definition: where it says yes, a hyperplane
+    solved from ``[X, 1] theta = s`` splits the points as every one of 20 random sign
+    vectors ``s`` asks; two copies of one point (no hyperplane splits them) or more
+    points than weights, no; zero-weight points do not count."""
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(12, 15)) * np.linspace(1, 1e3, 15)  # columns of unlike scales
+    rows = np.arange(12)
+    assert E._fits_any_labels(X, None, rows)
+    A = np.column_stack([X, np.ones(12)])
+    for _ in range(20):
+        s = rng.choice([-1.0, 1.0], size=12)
+        theta = np.linalg.lstsq(A, s, rcond=None)[0]
+        assert np.array_equal(np.sign(A @ theta), s)
+    twin = np.vstack([X, X[:1]])
+    assert not E._fits_any_labels(twin, None, np.arange(13))
+    w = np.ones(13)
+    w[12] = 0.0
+    assert E._fits_any_labels(twin, w, np.arange(13))  # the copy weighs nothing
+    assert not E._fits_any_labels(rng.uniform(size=(17, 15)), None, np.arange(17))
+
+
+def test_no_search_where_one_decision_fits_any_labels(monkeypatch):
+    """More features than training points per fold: every labelling is a zero-error
+    tree (the unpenalised search does end at zero errors there), so the CV scores the
+    linear-SVM trees alone (the searched point NaN, no search run) and picks one; with
+    fewer features than points the search is scored as before."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 80))
+    y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    train = next(iter(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)))[0]
+    fold = gto.optimize(gto.Tree.complete(2, [0, 1], 80), X[train], y[train], max_iter=300,
+                        random_state=0)
+    assert fold.n_errors == 0  # the premise: the search interpolates a training fold
+    calls = _spy(monkeypatch)
+    clf = gto.GTOClassifier(max_iter=200, random_state=0).fit(X, y)
+    searched = [i for i, p in enumerate(clf.cv_results_["params"]) if p["alpha"] is not None]
+    assert np.isnan(clf.cv_results_["mean_test_score"][searched]).all()
+    assert clf.alpha_ is None and calls == []  # an SVM tree, and no search at all
+    narrow = gto.GTOClassifier(max_iter=200, random_state=0).fit(X[:, :5], y)
+    assert np.isfinite(narrow.cv_results_["split0_test_score"][searched]).all()

@@ -217,8 +217,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         None when nothing was selected (no "auto" parameter, or too few points per
         class).  A searched point's scores are
         NaN where successive halving did not run it (:meth:`_halving`: beside a
-        linear-SVM tree perfect on every fold, or on the folds after it could no
-        longer be chosen); such a mean ranks last.
+        linear-SVM tree perfect on every fold, where one decision fits any labelling
+        of every training fold, or on the folds after it could no longer be chosen);
+        such a mean ranks last.
     best_index_ : int or None
         Index of the chosen grid point in ``cv_results_``.
     classes_ : ndarray
@@ -479,7 +480,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
         The linear-SVM trees first (no search).  Unless "best", when one of them is
         perfect on every fold nothing can be chosen before it and the searches
-        are not run (NaN).  Else every searched grid point runs one restart of
+        are not run (NaN); nor when a single decision can fit any labelling of
+        every training fold (:func:`_fits_any_labels`: more weights than points),
+        where every labelling is a zero-error tree and the unpenalised search, which
+        only counts errors, ends at one of them of no particular kind.  Else every
+        searched grid point runs one restart of
         ``cv_iter(max_iter)`` moves per fold; one whose means then reach the
         contenders' bars (:func:`gto.learners._selection.contender_bars`: the
         rule's bars less a standard error) is scored again with
@@ -502,7 +507,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 bar.update((len(grid)) * (len(folds) - ran))
                 folds, scores, trees = folds[:ran], scores[:, :, :ran], trees[:, :ran]
             perfect = scores[ACCURACY, svm].mean(axis=1).max() >= 1 - 1e-12
-            if not searched or (self.selection != "best" and len(folds) > 1 and perfect):
+            if (not searched or all(_fits_any_labels(X, w, train) for train, _ in folds)
+                    or (self.selection != "best" and len(folds) > 1 and perfect)):
                 bar.update(len(searched) * len(folds))
                 return scores, trees
             reach = [(j, b, False) for j, b in contender_bars(self.selection, scores, svm)]
@@ -809,6 +815,23 @@ def _cv_sample(X, y, w, seed):
         return X, y, w
     keep = _subsample(y, CV_POINTS, seed)
     return X[keep], y[keep], None if w is None else w[keep]
+
+
+def _fits_any_labels(X, w, rows):
+    """Whether one decision can send the points ``rows`` of ``X`` (those of positive
+    weight) to either side as any labelling asks: as many weights as points or more,
+    and the points with the constant column linearly independent (standardised
+    columns, numerical rank), so that ``[X, 1] theta = s`` has a solution for every
+    sign vector ``s``.  Then every decision of a tree can split its points as it
+    likes, and a tree that has a leaf of each class fits the training points
+    without an error, whatever their classes."""
+    rows = rows if w is None else rows[w[rows] > 0]
+    if len(rows) > X.shape[1] + 1:
+        return False
+    Z = X[rows]
+    spread = Z.std(axis=0)
+    Z = (Z[:, spread > 0] - Z[:, spread > 0].mean(axis=0)) / spread[spread > 0]
+    return int(np.linalg.matrix_rank(np.column_stack([Z, np.ones(len(rows))]))) == len(rows)
 
 
 def _subsample(y, size, seed):
