@@ -480,11 +480,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
 
         The linear-SVM trees first (no search).  Unless "best", when one of them is
         perfect on every fold nothing can be chosen before it and the searches
-        are not run (NaN); nor when a single decision can fit any labelling of
-        every training fold (:func:`_fits_any_labels`: more weights than points),
-        where every labelling is a zero-error tree and the unpenalised search, which
-        only counts errors, ends at one of them of no particular kind.  Else every
-        searched grid point runs one restart of
+        are not run (NaN).  Nor are they, whatever the rule, when a single decision
+        can fit any labelling of every training fold (:func:`_fits_any_labels`: at
+        least as many weights as points): every labelling is then a zero-error tree,
+        and the unpenalised search, which only counts errors, ends at one of them of
+        no particular kind.  Else every searched grid point runs one restart of
         ``cv_iter(max_iter)`` moves per fold; one whose means then reach the
         contenders' bars (:func:`gto.learners._selection.contender_bars`: the
         rule's bars less a standard error) is scored again with
