@@ -150,7 +150,7 @@ def choice(model, index=None):
         return "fixed"
     p = model.cv_results_["params"][model.best_index_ if index is None else index]
     if p.get("alpha") is None:
-        return f"svm C={p['svm_C']:g}"
+        return "cart" if p.get("svm_C") is None else f"svm C={p['svm_C']:g}"
     mf = "" if p.get("max_features") is None else f" mf={p['max_features']}"
     return f"alpha={p['alpha']:g}{mf}"
 

@@ -219,3 +219,72 @@ def test_no_search_where_one_decision_fits_any_labels(monkeypatch):
     assert clf.alpha_ is None and calls == []  # an SVM tree, and no search at all
     narrow = gto.GTOClassifier(max_iter=200, random_state=0).fit(X[:, :5], y)
     assert np.isfinite(narrow.cv_results_["split0_test_score"][searched]).all()
+
+
+def test_where_no_search_runs_the_cart_tree_of_the_structure_is_scored():
+    """In the no-search case the grid gains ``CART_POINT`` (last): its fold scores are
+    those of ``structured_cart`` fitted on each training fold, walked on the test fold
+    (literally: every test point sent down the decisions to its leaf); with fewer
+    features than points the grid is the usual four points."""
+    from gto.engine._starts import structured_cart
+
+    rng = np.random.default_rng(6)
+    X = rng.uniform(size=(60, 80))
+    y = (X[:, 3] > 0.5).astype(int)
+    clf = gto.GTOClassifier(max_iter=100, random_state=0).fit(X, y)
+    params = clf.cv_results_["params"]
+    assert params[-1] == E.CART_POINT and len(params) == 5
+    Xs, ys, ws, folds = clf._folds(X, y, None)
+    tree = gto.Tree.complete(2, [0, 1], 80)
+    for k, (train, test) in enumerate(folds):
+        fitted = structured_cart(tree, Xs[train], ys[train], None, E._seed(0))
+        walked = []
+        for x in Xs[test]:
+            node = ("d", 0)
+            while node[0] == "d":
+                d = node[1]
+                node = fitted.children[d][0 if x @ fitted.W[d] <= fitted.gamma[d] else 1]
+            walked.append(fitted.leaf_classes[node[1]])
+        assert clf.cv_results_[f"split{k}_test_score"][-1] == pytest.approx(
+            np.mean(np.array(walked) == ys[test]))
+    narrow = gto.GTOClassifier(max_iter=100, random_state=0).fit(X[:, :5], y)
+    assert len(narrow.cv_results_["params"]) == 4
+
+
+def test_agree_takes_the_cart_tree_only_above_every_svm_tree_on_both_scores():
+    """``choose`` against the rule written out, on random scores of three SVM trees and
+    the CART tree (the searched point NaN, as where no search runs): the CART tree is
+    chosen exactly when its mean accuracy and mean Brier score both pass every SVM
+    tree's, else the SVM trees' own one-standard-error pick."""
+    grid = [{"alpha": 0.0, "max_features": None, "svm_C": 0.1},
+            *({"alpha": None, "max_features": None, "svm_C": c} for c in (0.1, 0.3, 1.0)),
+            E.CART_POINT]
+    complexity = [E._complexity(g, 10) for g in grid]
+    rng = np.random.default_rng(7)
+    chosen_cart = 0
+    for _ in range(300):
+        scores = rng.uniform(0.6, 0.9, size=(2, 5, 5))
+        scores[:, 0] = np.nan
+        got = S.choose("agree", scores, grid, complexity)
+        means = scores[:, 1:4].mean(axis=2)
+        cart = scores[:, 4].mean(axis=1)
+        if cart[0] > means[0].max() and cart[1] > means[1].max():
+            assert got == 4
+            chosen_cart += 1
+        else:
+            svm_pick = 1 + S.one_standard_error(scores[0, 1:4], complexity[1:4])
+            assert got == svm_pick
+    assert 10 < chosen_cart < 290  # both cases were met
+
+
+def test_the_command_lines_summary_names_each_kind_of_pick():
+    """The ``gto fit`` summary of the CV's pick: the CART tree, an SVM tree, a search."""
+    from gto.cli._main import _grid_choice
+
+    cv = {"split0_test_score": [1.0], "split1_test_score": [1.0]}
+    fitted = SimpleNamespace(cv_results_=cv, cv=2, alpha_=None, svm_C_=None, max_features_=1)
+    assert _grid_choice(fitted) == "2-fold CV chose the CART tree of the structure"
+    fitted.svm_C_ = 0.3
+    assert _grid_choice(fitted) == "2-fold CV chose the 1-norm SVM tree of C = 0.3"
+    fitted.alpha_, fitted.max_features_ = 0.0, None
+    assert _grid_choice(fitted) == "2-fold CV chose alpha 0"

@@ -219,24 +219,30 @@ def cart_splits(template, X, y, w=None, random_state=0):
 
 
 def cart_tree(problem, random_state=0):
-    """The CART tree of the same shape: scikit-learn's ``DecisionTreeClassifier``
-    of the same depth, its splits placed on the structure's decisions by
-    position (:func:`cart_splits`), leaf classes kept from the structure.
+    """The CART tree of the same shape as ``problem``'s structure, fitted to its data
+    (:func:`structured_cart`)."""
+    return structured_cart(problem.layout.template, problem.data.X_orig, problem.data.y_orig,
+                           problem.data.w_orig, random_state)
+
+
+def structured_cart(template, X, y, w=None, random_state=0):
+    """The CART tree of the shape of ``template``: scikit-learn's
+    ``DecisionTreeClassifier`` of the same depth, its splits placed on the
+    structure's decisions by position (:func:`cart_splits`), leaf classes kept from
+    the structure.
 
     Then, top-down, a split is reversed (``(w, gamma) -> (-w, -gamma)``,
     swapping its subtrees' points) whenever that lowers the training errors
     under the structure's fixed leaf classes.  Raises ValueError when the
     structure is not complete.
     """
-    template = problem.layout.template
     if not is_complete(template):
         raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
-    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
     W, gamma = cart_splits(template, X, y, w, random_state)
     tree = template.copy()
     tree.W, tree.gamma = W, gamma
     best = tree.n_errors(X, y, w)
-    for d in range(problem.layout.D):  # preorder: parents first
+    for d in range(template.n_decisions):  # preorder: parents first
         flipped = tree.copy()
         W2, g2 = flipped.W.copy(), flipped.gamma.copy()
         W2[d], g2[d] = -W2[d], -g2[d]

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
 from ..engine._problem import PreparedData, check_search_fits
-from ..engine._starts import is_complete
+from ..engine._starts import is_complete, structured_cart
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
@@ -62,6 +62,9 @@ SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, re
 #: elsewhere) nor a root with unequal classes has its boundary (docs/speed.md)
 SVM_INTERCEPT_SCALING = 10.0
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
+#: the grid point of the CART tree of the structure (no search, one feature a decision),
+#: scored where one decision can fit any labelling of every training fold
+CART_POINT = {"alpha": None, "max_features": 1, "svm_C": None}
 #: with ``time_limit``, the share of it the internal cross-validation may use (the
 #: searched fold fits split it; the refit gets what is left)
 CV_SHARE = 0.75
@@ -133,15 +136,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         one-standard-error rule (Breiman et al., CART §3.4.3;
         :func:`~gto.learners._selection.one_standard_error`): the simplest grid
         point whose mean is within one standard error (over the folds) of the
-        best, simplest meaning a 1-norm SVM tree (smaller ``C``, so fewer
-        features, first), then fewer features per decision, then a larger
-        ``alpha``; "agree", the one-standard-error rule within the linear-SVM
-        trees (one regularisation path), replaced by the searched grid points'
-        own one-standard-error pick only when that one's mean held-out accuracy
-        and mean held-out Brier score (of the leaves' Laplace-smoothed training
-        class frequencies) are both above every SVM tree's (the two kinds of tree
-        have the same shape, so neither is simpler; the search, the noisier fit,
-        must win on both scores).  Without SVM trees in the grid "agree" is
+        best, simplest meaning the CART tree of the structure where it is in the
+        grid, then a 1-norm SVM tree (smaller ``C``, so fewer features, first),
+        then fewer features per decision, then a larger ``alpha``; "agree", the
+        one-standard-error rule within the linear-SVM trees (one regularisation
+        path), replaced by the CART tree of the structure (where it is in the
+        grid) or the searched grid points' own one-standard-error pick only when
+        that one's mean held-out accuracy and mean held-out Brier score (of the
+        leaves' Laplace-smoothed training class frequencies) are both above every
+        earlier candidate's (the kinds of tree have the same shape, so none is
+        simpler: the later kind must win on both scores).  Without SVM trees in the grid "agree" is
         "1se".  (Measurements: docs/speed.md.)
     svm : bool, default True
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
@@ -153,7 +157,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         weights leave features out of the rule, and may pick one.
         They cost milliseconds, and as convex fits they count as the simplest
         candidates.  The alpha-0 search also starts from the L2 SVM tree of
-        ``SVM_START_C``.  (With ``svm=False`` the alpha-0 search starts from
+        ``SVM_START_C``.  Where one decision can fit any labelling of every
+        training fold (as many features as points or more) no search runs, and
+        the CART tree of the structure (one feature a decision, no search) is
+        scored beside them.  (With ``svm=False`` the alpha-0 search starts from
         the ``init`` portfolio.)
     init : "auto", "greedy", "cart", "axis", "random", gto.Tree or fitted DecisionTreeClassifier
         Starting trees.  "auto": both the greedy LP tree and, when the
@@ -202,14 +209,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
     tree_ : gto.Tree
         The fitted tree (fewest training errors found).
     alpha_, max_features_ : float or None, int or None
-        The penalty and budget used for ``tree_`` (None when a linear-SVM tree
-        was chosen).
+        The penalty and budget used for ``tree_`` (both None when a linear-SVM tree
+        was chosen; None and 1 for the CART tree of the structure, ``CART_POINT``).
     svm_C_ : float or None
         The ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the SVM
-        tree the chosen search also started from (``alpha_`` 0), else None.
+        tree the chosen search also started from (``alpha_`` 0), else None (the
+        CART tree, or a search without the SVM start).
     cv_results_ : dict of arrays or None
-        As scikit-learn's searches: ``params``, ``param_alpha`` (NaN for the SVM
-        trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
+        As scikit-learn's searches: ``params`` (with ``CART_POINT`` last where no
+        search runs: :meth:`_select`), ``param_alpha`` (NaN for the SVM
+        and CART trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
         ``rank_test_score`` (held-out accuracy), ``mean_test_brier``,
         ``std_test_brier`` (held-out Brier score of the leaves' Laplace-smoothed
@@ -417,6 +426,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         starts = [(tree, init) for init in self._starts(tree, params)]
         if warm:
             starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
+        elif params == CART_POINT:
+            return _cart_result(tree, X, y, w, _seed(self.random_state))
         elif params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
             svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
@@ -444,26 +455,33 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         return best[1]
 
     def _select(self, tree, X, y, w, grid, time_limit=None):
-        """Internal CV over ``grid``; ``(best_index, cv_results, trees)`` or ``(0, None,
-        None)``; ``trees``: the chosen grid point's fold trees when the CV ran on a
-        subsample (:meth:`_folds`) and it is searched (the refit starts from them), else
-        None.
+        """Internal CV over ``grid``; ``(best_index, cv_results, trees, grid)`` or ``(0,
+        None, None, grid)``; ``trees``: the chosen grid point's fold trees when the CV ran
+        on a subsample (:meth:`_folds`) and it is searched (the refit starts from them),
+        else None; ``grid``: the grid scored, with ``CART_POINT`` added where one decision
+        can fit any labelling of every training fold (:func:`_fits_any_labels`; a complete
+        structure): the searches are not run there, and the CART tree of the structure
+        is the sparse candidate beside the 1-norm SVM trees (docs/speed.md, round 20).
 
         With linear-SVM trees in the grid the scores come by successive halving
         (:meth:`_halving`), else every grid point is scored with the estimator's
         budget.  ``time_limit`` (seconds for the whole CV): each searched fold fit
         gets its share, ``n_jobs`` of them at a time."""
         if len(grid) == 1:
-            return 0, None, None
+            return 0, None, None, grid
         split = self._folds(X, y, w)
         if split is None:
-            return 0, None, None
+            return 0, None, None, grid
         Xs, y, w, folds = split
-        if any(g["alpha"] is not None for g in grid):
+        svm = any(g["alpha"] is None for g in grid)
+        free = svm and all(_fits_any_labels(Xs, w, train) for train, _ in folds)
+        if free and is_complete(tree):  # a sparse candidate where no search runs
+            grid = [*grid, CART_POINT]
+        if not free and any(g["alpha"] is not None for g in grid):
             _refuse_too_big(tree, Xs, y, w, folds)
         with no_workers_left():  # workers started for the CV end with it
-            if any(g["alpha"] is None for g in grid):
-                scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit)
+            if svm:
+                scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit, free)
             else:
                 scores, trees = self._scores(tree, Xs, y, w, grid, folds, time_limit, None)
         results = _cv_results(grid, scores)
@@ -472,19 +490,20 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         warm = None
         if len(Xs) < len(X) and grid[best]["alpha"] is not None:
             warm = [t for t in trees[best] if t is not None]
-        return best, results, warm
+        return best, results, warm, grid
 
-    def _halving(self, tree, X, y, w, grid, folds, time_limit):
+    def _halving(self, tree, X, y, w, grid, folds, time_limit, free=False):
         """``(scores, trees)``, (2, len(grid), K) held-out accuracies and Brier scores
         and (len(grid), K) fold trees, by successive halving.
 
         The linear-SVM trees first (no search).  Unless "best", when one of them is
         perfect on every fold nothing can be chosen before it and the searches
-        are not run (NaN).  Nor are they, whatever the rule, when a single decision
-        can fit any labelling of every training fold (:func:`_fits_any_labels`: at
-        least as many weights as points): every labelling is then a zero-error tree,
-        and the unpenalised search, which only counts errors, ends at one of them of
-        no particular kind.  Else every searched grid point runs one restart of
+        are not run (NaN).  Nor are they, whatever the rule, with ``free``: a single
+        decision can fit any labelling of every training fold
+        (:func:`_fits_any_labels`: at least as many weights as points), so every
+        labelling is a zero-error tree, and the unpenalised search, which only counts
+        errors, ends at one of them of no particular kind.  Else every searched grid
+        point runs one restart of
         ``cv_iter(max_iter)`` moves per fold; one whose means then reach the
         contenders' bars (:func:`gto.learners._selection.contender_bars`: the
         rule's bars less a standard error) is scored again with
@@ -507,8 +526,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 bar.update((len(grid)) * (len(folds) - ran))
                 folds, scores, trees = folds[:ran], scores[:, :, :ran], trees[:, :ran]
             perfect = scores[ACCURACY, svm].mean(axis=1).max() >= 1 - 1e-12
-            if (not searched or all(_fits_any_labels(X, w, train) for train, _ in folds)
-                    or (self.selection != "best" and len(folds) > 1 and perfect)):
+            if not searched or free or (self.selection != "best" and len(folds) > 1 and perfect):
                 bar.update(len(searched) * len(folds))
                 return scores, trees
             reach = [(j, b, False) for j, b in contender_bars(self.selection, scores, svm)]
@@ -648,7 +666,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             fit_shallower(self, X, y, sample_weight, _left(self.time_limit, t0))
         with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread (Notes)
             limit = _left(self.time_limit, t0)
-            self.best_index_, self.cv_results_, warm = self._select(
+            self.best_index_, self.cv_results_, warm, grid = self._select(
                 tree, X, y, w, grid, None if limit is None else CV_SHARE * limit)
             if self.cv_results_ is None:
                 self.best_index_ = None
@@ -797,10 +815,13 @@ def _left(time_limit, t0):
 
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
-    the linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
+    the CART tree of the structure (one feature a decision, no search), the
+    linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
     the pruned ones ``svm_depth`` that ``experiments.selection`` measures,
     then smaller ``C``), then the searched trees by fewer features per
     decision, then a larger penalty."""
+    if params.get("alpha") is None and params.get("svm_C") is None:  # CART_POINT
+        return (0, 0, 0.0)
     if params.get("svm_C") is not None and params.get("alpha") is None:
         depth = params.get("svm_depth")
         return (0, np.inf if depth is None else depth, params["svm_C"])
@@ -888,6 +909,24 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                           leafless_errors=lost,
                           status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
                           message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
+
+
+def _cart_result(tree, X, y, w, seed):
+    """The CART tree of the structure (:func:`gto.engine._starts.structured_cart`: CART's
+    splits on the structure's decisions, its leaf classes kept; fitted on the points
+    whose class has a leaf) as an ``OptimizeResult`` like :func:`_svm_result`'s."""
+    from scipy.optimize import OptimizeResult
+
+    t0 = time.perf_counter()
+    has_leaf, lost = leaf_class_points(tree, y, w)
+    fitted = structured_cart(tree, X[has_leaf], y[has_leaf], None if w is None else w[has_leaf],
+                             seed)
+    fitted.record_training(X, y, w)  # the leaves' class counts, as svm_tree records them
+    n_errors = fitted.n_errors(X, y, w)
+    return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=0,
+                          leafless_errors=lost, status=Status.COMPLETED, success=True,
+                          time=time.perf_counter() - t0,
+                          message="CART tree of the structure (gto.engine._starts.structured_cart); no search")
 
 
 def _refuse_too_big(tree, X, y, w, folds):

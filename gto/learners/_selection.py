@@ -13,7 +13,8 @@ Rules (the estimator's ``selection``):
   searched tree replaces that pick only when its mean held-out accuracy *and*
   its mean held-out Brier score (of the leaves' Laplace-smoothed training class
   frequencies, :func:`laplace_brier`) are both above those of every linear-SVM
-  tree.  A searched tree and a linear-SVM tree have the same shape and number
+  tree (and so does the CART tree of the structure where it is in the grid,
+  :func:`families`).  A searched tree and a linear-SVM tree have the same shape and number
   of decisions, so neither is nested in the other and the 1se rule's "simpler"
   has no ground between them (under "1se" the search had to win by a standard
   error of ~50-point folds, 2-4 points, where it is the better tree on planted
@@ -95,11 +96,13 @@ def one_standard_error(scores, complexity):
 
 def families(grid):
     """Row indices of the grid's families, each on one regularisation path, in order
-    of preference: the linear-SVM trees (``alpha`` None; convex fits), then the
-    searched trees."""
-    svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
+    of preference: the linear-SVM trees (``alpha`` None, an ``svm_C``; convex fits),
+    then the CART tree of the structure (``alpha`` and ``svm_C`` None; one feature a
+    decision, in the grid only where no search runs), then the searched trees."""
+    svm = [i for i, g in enumerate(grid) if g["alpha"] is None and g["svm_C"] is not None]
+    cart = [i for i, g in enumerate(grid) if g["alpha"] is None and g["svm_C"] is None]
     searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
-    return [f for f in (svm, searched) if f]
+    return [f for f in (svm, cart, searched) if f]
 
 
 def _means(scores, rows):
