@@ -849,9 +849,9 @@ def _fits_any_labels(X, w, rows):
     rows = rows if w is None else rows[w[rows] > 0]
     if len(rows) > X.shape[1] + 1:
         return False
-    Z = X[rows]
-    spread = Z.std(axis=0)
-    Z = (Z[:, spread > 0] - Z[:, spread > 0].mean(axis=0)) / spread[spread > 0]
+    spread = X[rows].std(axis=0)
+    Z = X[rows][:, spread > 0]
+    Z = (Z - Z.mean(axis=0)) / spread[spread > 0]
     return int(np.linalg.matrix_rank(np.column_stack([Z, np.ones(len(rows))]))) == len(rows)
 
 
@@ -898,35 +898,37 @@ def svm_intercept_scaling(penalty):
 def _svm_result(tree, X, y, w, C, seed, penalty):
     """The linear-SVM tree of ``penalty`` (and :func:`svm_intercept_scaling`) as an
     ``OptimizeResult`` like :func:`optimize`'s (``nit``: the SVM solver's iterations)."""
-    from scipy.optimize import OptimizeResult
-
     t0 = time.perf_counter()
     fitted, n_iter = svm_tree(tree, X, y, sample_weight=w, C=C, random_state=seed,
                               penalty=penalty, intercept_scaling=svm_intercept_scaling(penalty))
-    n_errors = fitted.n_errors(X, y, w)
-    _, lost = leaf_class_points(fitted, y, w)  # errors whatever the splits
-    return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=n_iter,
-                          leafless_errors=lost,
-                          status=Status.COMPLETED, success=True, time=time.perf_counter() - t0,
-                          message=f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
+    return _unsearched(fitted, X, y, w, n_iter, t0,
+                       f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 
 def _cart_result(tree, X, y, w, seed):
     """The CART tree of the structure (:func:`gto.engine._starts.structured_cart`: CART's
     splits on the structure's decisions, its leaf classes kept; fitted on the points
     whose class has a leaf) as an ``OptimizeResult`` like :func:`_svm_result`'s."""
-    from scipy.optimize import OptimizeResult
-
     t0 = time.perf_counter()
-    has_leaf, lost = leaf_class_points(tree, y, w)
+    has_leaf, _ = leaf_class_points(tree, y, w)
     fitted = structured_cart(tree, X[has_leaf], y[has_leaf], None if w is None else w[has_leaf],
                              seed)
     fitted.record_training(X, y, w)  # the leaves' class counts, as svm_tree records them
+    return _unsearched(fitted, X, y, w, 0, t0,
+                       "CART tree of the structure (gto.engine._starts.structured_cart); no search")
+
+
+def _unsearched(fitted, X, y, w, nit, t0, message):
+    """A tree fitted without a search (begun at ``t0``, ``nit`` solver iterations) as an
+    ``OptimizeResult`` like :func:`optimize`'s: its training errors, those of classes
+    without a leaf among them."""
+    from scipy.optimize import OptimizeResult
+
     n_errors = fitted.n_errors(X, y, w)
-    return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=0,
+    _, lost = leaf_class_points(fitted, y, w)  # errors whatever the splits
+    return OptimizeResult(tree=fitted, n_errors=n_errors, start_n_errors=n_errors, nit=nit,
                           leafless_errors=lost, status=Status.COMPLETED, success=True,
-                          time=time.perf_counter() - t0,
-                          message="CART tree of the structure (gto.engine._starts.structured_cart); no search")
+                          time=time.perf_counter() - t0, message=message)
 
 
 def _refuse_too_big(tree, X, y, w, folds):
