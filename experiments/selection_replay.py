@@ -204,7 +204,8 @@ def staged(rec, selection):
     """``(accuracy, brier)`` (G, K) as the estimator's successive halving under
     ``selection`` would end with them (no racing: the race is exact): the SVM rows, the
     search's first stage, replaced by its second stage when it reaches the
-    contenders' bar (:func:`gto.learners._selection.contender_bar`); NaN when a
+    contenders' bar (:func:`gto.learners._selection.contender_bar`), unless every
+    contender already passes the rule's bars on it (``_settled``); NaN when a
     linear-SVM tree is perfect on every fold and the rule skips the searches."""
     first, _ = matrices(rec, "first")
     second, _ = matrices(rec, "second")
@@ -215,9 +216,12 @@ def staged(rec, selection):
         acc[searched] = brier[searched] = np.nan
         return acc, brier
     bars = S.contender_bars(selection, np.stack([acc, brier]), svm)
-    for i in searched:
-        if all([acc, brier][j][i].mean() >= bar - 1e-12 for j, bar in bars):
-            acc[i], brier[i] = second["acc"][i], second["brier"][i]
+    again = [i for i in searched
+             if all([acc, brier][j][i].mean() >= bar - 1e-12 for j, bar in bars)]
+    if E._settled(np.stack([acc, brier]), again, S.race(selection, np.stack([acc, brier]), svm)):
+        return acc, brier  # the contenders already win on the first stage
+    for i in again:
+        acc[i], brier[i] = second["acc"][i], second["brier"][i]
     return acc, brier
 
 

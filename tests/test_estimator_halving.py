@@ -48,13 +48,22 @@ def test_a_perfect_svm_tree_leaves_the_searches_unrun(monkeypatch):
     assert np.isfinite(best.cv_results_["mean_test_score"]).all() and calls
 
 
+def _xor(seed=0, noise=0.0, n=150):
+    """XOR of two uniform features (the search beats the SVM trees), a ``noise`` share
+    of the labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 2))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    return X, np.where(rng.random(n) < noise, 1 - y, y)
+
+
 def test_a_searched_choice_on_a_subsample_refits_from_its_best_fold_tree(monkeypatch):
     """Above CV_POINTS the CV runs on a subsample; when it chooses the search, the refit
     on all the data is one restart from the contender's fold tree with the fewest
-    errors on all the data (and on XOR the search beats the SVM trees)."""
-    rng = np.random.default_rng(0)
-    X = rng.uniform(size=(150, 2))
-    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    errors on all the data (on XOR the search beats the SVM trees, and its contender
+    stage runs although the short search already wins: its trees are the refit's
+    starts)."""
+    X, y = _xor()
     monkeypatch.setattr(E, "CV_POINTS", 60)
     calls = _spy(monkeypatch)
     clf = gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
@@ -72,6 +81,67 @@ def test_a_searched_choice_on_a_subsample_refits_from_its_best_fold_tree(monkeyp
     monkeypatch.setattr(E, "CV_POINTS", 4000)
     gto.GTOClassifier(random_state=0, max_iter=200).fit(X, y)
     assert all(c[1] == 3 for c in calls if c[0] == len(y))
+
+
+def test_a_short_search_that_already_wins_is_not_searched_again(monkeypatch):
+    """On XOR the first stage's short searches (one restart of ``cv_iter`` moves per
+    fold) already pass every SVM tree's mean accuracy and mean Brier score ("agree"
+    written out), so no contender stage runs: the searched point's CV scores are those
+    of the first stage's fold trees walked on the test folds, and it is chosen."""
+    X, y = _xor()
+    calls = _spy(monkeypatch)
+    clf = gto.GTOClassifier(random_state=0, max_iter=400).fit(X, y)
+    cv = [c for c in calls if c[0] < len(y)]
+    assert len(cv) == 5 and all(c[1] == 1 for c in cv)  # no contender stage
+    _, _, _, folds = clf._folds(X, y, None)
+    res = clf.cv_results_
+    searched = [i for i, p in enumerate(res["params"]) if p["alpha"] is not None]
+    assert clf.best_index_ == searched[0] and clf.alpha_ == 0.0
+    for k, (c, (train, test)) in enumerate(zip(cv, folds)):
+        assert c[0] == len(train)
+        hit = np.mean(c[4].tree.predict(X[test]) == y[test])
+        assert res[f"split{k}_test_score"][searched[0]] == pytest.approx(hit)
+    svm = [i for i in range(len(res["params"])) if i not in searched]
+    for key in ("mean_test_score", "mean_test_brier"):
+        assert res[key][searched[0]] > res[key][svm].max()
+
+
+def test_the_shallower_depths_fit_scores_its_contender_in_full(monkeypatch):
+    """At depth 3 the depth-2 fit is the deeper fit's yardstick: its search is scored by
+    the contender stage although the short search already wins on XOR (where a
+    depth-2 fit alone stops after the first stage), so its scores are not lowered."""
+    X, y = _xor()
+    calls = _spy(monkeypatch)
+    gto.GTOClassifier(depth=2, random_state=0, max_iter=200).fit(X, y)
+    assert not [c for c in calls if c[1] == E.CONTENDER_RESTARTS]
+    calls.clear()
+    deep = gto.GTOClassifier(depth=3, random_state=0, max_iter=200).fit(X, y)
+    second = [c for c in calls if c[1] == E.CONTENDER_RESTARTS and c[3].n_decisions == 3]
+    assert len(second) == 5 and deep.shallower_ is not None
+
+
+@pytest.mark.parametrize("selection", S.SELECTIONS)
+def test_settled_means_the_rule_would_choose_the_short_search(selection):
+    """``_settled`` against ``choose`` on 300 random score tables (three SVM trees and
+    one searched point, every fold scored): the contender stage is skipped exactly
+    when the rule would pick the searched point on its first-stage scores."""
+    grid = [{"alpha": 0.0, "max_features": None, "svm_C": 0.1},
+            *({"alpha": None, "max_features": None, "svm_C": c} for c in (0.1, 0.3, 1.0))]
+    complexity = [E._complexity(g, 4) for g in grid]
+    rng = np.random.default_rng(7)
+    picked = 0
+    for _ in range(300):
+        scores = rng.uniform(0.6, 0.9, size=(2, 4, 5))
+        scores[:, 0] += rng.uniform(-0.05, 0.1)  # the search now ahead, now behind
+        chosen = S.choose(selection, scores, grid, complexity) == 0
+        picked += chosen
+        assert E._settled(scores, [0], S.race(selection, scores, [1, 2, 3])) == chosen
+    assert 0 < picked < 300
+    assert not E._settled(scores, [], S.race(selection, scores, [1, 2, 3]))
+    scores[:, 1] = scores[:, 1:].max(axis=1)  # the SVM tree of C = 0.1 best on both,
+    scores[:, 0] = scores[:, 1]  # and the search tied with it: a tie is not settled
+    assert not E._settled(scores, [0], S.race(selection, scores, [1, 2, 3]))
+    assert (S.choose(selection, scores, grid, complexity) == 0) == (selection == "best")
 
 
 def test_a_short_search_that_cannot_reach_the_contenders_bar_stops_early():
@@ -126,11 +196,10 @@ def test_slow_svm_trees_under_a_time_limit_keep_the_folds_they_were_scored_on(mo
 
 def test_a_contender_searches_half_the_moves_of_the_refit(monkeypatch):
     """Second stage: each of a contender's restarts runs at most ``contender_iter`` moves
-    (CONTENDER_ITER_SHARE of ``max_iter``); the refit of the chosen search runs
-    ``max_iter`` per restart (XOR: the search beats the SVM trees)."""
-    rng = np.random.default_rng(0)
-    X = rng.uniform(size=(150, 2))
-    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.5)).astype(int)
+    (CONTENDER_ITER_SHARE of ``max_iter``; XOR with 30 % of the labels flipped, where
+    the short search reaches the contenders' bar but not the SVM trees'); the refit
+    of the chosen search runs ``max_iter`` per restart (XOR: the search beats the
+    SVM trees)."""
     real, calls = E.optimize, []
 
     def spy(tree, X, y, **kw):
@@ -139,12 +208,16 @@ def test_a_contender_searches_half_the_moves_of_the_refit(monkeypatch):
         return res
 
     monkeypatch.setattr(E, "optimize", spy)
-    clf = gto.GTOClassifier(random_state=0, max_iter=400).fit(X, y)
-    assert clf.alpha_ == 0.0
+    X, y = _xor(0, 0.3)
+    gto.GTOClassifier(random_state=0, max_iter=400).fit(X, y)
     assert E.contender_iter(400) == round(E.CONTENDER_ITER_SHARE * 400) < 400
     second = [c for c in calls if c[0] < len(y) and c[1] == E.CONTENDER_RESTARTS]
     assert second and all(c[2] == E.contender_iter(400) for c in second)
     assert all(r.nit <= restarts * it for _, restarts, it, r in second)
+    calls.clear()
+    X, y = _xor()
+    clf = gto.GTOClassifier(random_state=0, max_iter=400).fit(X, y)
+    assert clf.alpha_ == 0.0
     refit = [c for c in calls if c[0] == len(y)]
     assert len(refit) == 1 and refit[0][1:3] == (3, 400)
 

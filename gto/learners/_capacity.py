@@ -95,7 +95,9 @@ def fit_shallower(estimator, X, y, sample_weight=None, time_limit=None):
     """The estimator one level shallower, fitted on the same data before the deeper
     fit (when :func:`may_compare`): its grid's scores are the bar the deeper fit's
     searches race against (:func:`deeper_race`), and the deeper tree is refitted
-    only if it pays (:func:`shallower_stands`).  ``time_limit``: seconds of the
+    only if it pays (:func:`shallower_stands`); so its internal CV scores every
+    contender in full (no short search settles the choice early, which would lower
+    that bar: ``GTOClassifier._halving``).  ``time_limit``: seconds of the
     whole fit, ``1 - DEEP_SHARE`` of them for this one (None: no limit).  Sets and
     returns ``shallower_`` (None when no comparison can run)."""
     estimator.shallower_ = None
@@ -105,6 +107,7 @@ def fit_shallower(estimator, X, y, sample_weight=None, time_limit=None):
     tree = Tree.complete(estimator.depth, estimator.classes_, X.shape[1])
     check_search_fits(tree, PreparedData(tree, X, y, sample_weight))
     shallow = clone(estimator).set_params(depth=estimator.depth - 1, verbose=0)
+    shallow._yardstick = True  # its CV scores are the deeper fit's bar: none settled early
     if time_limit is not None:
         shallow.set_params(time_limit=(1 - DEEP_SHARE) * time_limit)
     estimator.shallower_ = shallow.fit(X, y, sample_weight=sample_weight)

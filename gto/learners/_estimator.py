@@ -39,10 +39,12 @@ from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
     BRIER,
     SELECTIONS,
+    TOL,
     choose,
     contender_bars,
     one_standard_error,
     race,
+    standard_error,
     still_in,
     tree_brier,
 )
@@ -481,7 +483,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             _refuse_too_big(tree, Xs, y, w, folds)
         with no_workers_left():  # workers started for the CV end with it
             if svm:
-                scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit, free)
+                settle = len(Xs) == len(X) and not getattr(self, "_yardstick", False)
+                scores, trees = self._halving(tree, Xs, y, w, grid, folds, time_limit, free,
+                                              settle)
             else:
                 scores, trees = self._scores(tree, Xs, y, w, grid, folds, time_limit, None)
         results = _cv_results(grid, scores)
@@ -492,7 +496,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             warm = [t for t in trees[best] if t is not None]
         return best, results, warm, grid
 
-    def _halving(self, tree, X, y, w, grid, folds, time_limit, free=False):
+    def _halving(self, tree, X, y, w, grid, folds, time_limit, free=False, settle=True):
         """``(scores, trees)``, (2, len(grid), K) held-out accuracies and Brier scores
         and (len(grid), K) fold trees, by successive halving.
 
@@ -511,9 +515,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         restarts, the first from its first-stage tree of that fold, while it can
         still be chosen over the SVM trees whatever it scores on the folds left
         (:func:`gto.learners._selection.race`; the first stage's scores are
-        replaced).  Both stages run fold by fold (:meth:`_race_folds`); the first
-        stops a searched point once it cannot reach the contenders' bars any more.
-        A point stopped keeps NaN on the folds it did not run."""
+        replaced) - unless ``settle`` and every contender already passes the race's
+        bars on its first-stage scores (:func:`_settled`: the rule would choose it
+        as it stands), when the first stage's scores stand.  (Not ``settle``: the CV
+        runs on a subsample, and a chosen search's refit starts from its
+        contender's fold trees, :meth:`_select`; or this fit is the shallower
+        depth's, whose scores are a deeper fit's bar,
+        :func:`gto.learners._capacity.fit_shallower`, and a short search's scores
+        would lower it.)  Both stages run fold by fold (:meth:`_race_folds`); the
+        first stops a searched point once it cannot reach the contenders' bars any
+        more.  A point stopped keeps NaN on the folds it did not run."""
         t0 = time.perf_counter()
         svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
         searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
@@ -536,6 +547,9 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         again = [] if len(folds) < 2 or perfect else [  # nothing beats a perfect score
             i for i in searched if still_in(scores[:, i], len(folds), reach, False)]
         budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
+        if settle and _settled(scores, again, race(self.selection, scores, svm)
+                               + deeper_race(self, scores, svm)):  # depth >= 3: shallower
+            again = []  # every contender has already won on its short search
         scores[:, again] = np.nan
         if again:
             bars = race(self.selection, scores, svm, alone=len(again) == 1)
@@ -806,6 +820,22 @@ def _race(row, n_run, bars, strict=True):
             row[:, k:] = np.nan
             return False
     return True
+
+
+def _settled(scores, rows, bars):
+    """Whether the searched grid points ``rows`` (at least one) all pass every one of
+    ``bars`` (:func:`gto.learners._selection.race` with the searched point alone,
+    and at depth >= 3 :func:`gto.learners._capacity.deeper_race`) on their
+    first-stage ``scores`` (2, G, K), every fold scored, as the choice itself
+    compares (its mean, less its standard error where the bar says so, above the bar
+    by more than ``TOL``; a tie does not pass, unlike the race's "can still pass"):
+    each would be chosen over the linear-SVM trees (and the shallower depth) as it
+    stands, so the contenders' longer searches are not run (docs/speed.md, round
+    21)."""
+    def passes(row, j, bar, one_se, *cap):
+        return row[j].mean() - (standard_error(row[j]) if one_se else 0.0) > bar + TOL
+
+    return bool(rows) and all(passes(scores[:, i], *b) for i in rows for b in bars)
 
 
 def _left(time_limit, t0):
