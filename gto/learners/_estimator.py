@@ -230,7 +230,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         NaN where successive halving did not run it (:meth:`_halving`: beside a
         linear-SVM tree perfect on every fold, where one decision fits any labelling
         of every training fold, or on the folds after it could no longer be chosen);
-        such a mean ranks last.
+        such a mean ranks last.  A searched point whose short first-stage searches
+        already won keeps their scores (no contender stage ran, :meth:`_halving`).
     best_index_ : int or None
         Index of the chosen grid point in ``cv_results_``.
     classes_ : ndarray
