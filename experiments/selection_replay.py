@@ -215,10 +215,10 @@ def staged(rec, selection):
     if selection != "best" and acc[svm].mean(axis=1).max() >= 1 - 1e-12:
         acc[searched] = brier[searched] = np.nan
         return acc, brier
-    bars = S.contender_bars(selection, np.stack([acc, brier]), svm)
-    again = [i for i in searched
-             if all([acc, brier][j][i].mean() >= bar - 1e-12 for j, bar in bars)]
-    if E._settled(np.stack([acc, brier]), again, S.race(selection, np.stack([acc, brier]), svm)):
+    both = np.stack([acc, brier])
+    bars = S.contender_bars(selection, both, svm)
+    again = [i for i in searched if all(both[j, i].mean() >= bar - 1e-12 for j, bar in bars)]
+    if E._settled(both, again, S.race(selection, both, svm)):
         return acc, brier  # the contenders already win on the first stage
     for i in again:
         acc[i], brier[i] = second["acc"][i], second["brier"][i]
