@@ -205,7 +205,7 @@ def staged(rec, selection):
     ``selection`` would end with them (no racing: the race is exact): the SVM rows, the
     search's first stage, replaced by its second stage when it reaches the
     contenders' bar (:func:`gto.learners._selection.contender_bar`), unless every
-    contender already passes the rule's bars on it (``_settled``); NaN when a
+    contender already passes the rule's bars on it (:func:`gto.learners._selection.settled`); NaN when a
     linear-SVM tree is perfect on every fold and the rule skips the searches."""
     first, _ = matrices(rec, "first")
     second, _ = matrices(rec, "second")
@@ -218,7 +218,7 @@ def staged(rec, selection):
     both = np.stack([acc, brier])
     bars = S.contender_bars(selection, both, svm)
     again = [i for i in searched if all(both[j, i].mean() >= bar - 1e-12 for j, bar in bars)]
-    if E._settled(both, again, S.race(selection, both, svm)):
+    if S.settled(both, again, S.race(selection, both, svm)):
         return acc, brier  # the contenders already win on the first stage
     for i in again:
         acc[i], brier[i] = second["acc"][i], second["brier"][i]

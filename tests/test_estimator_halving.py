@@ -122,7 +122,7 @@ def test_the_shallower_depths_fit_scores_its_contender_in_full(monkeypatch):
 
 @pytest.mark.parametrize("selection", S.SELECTIONS)
 def test_settled_means_the_rule_would_choose_the_short_search(selection):
-    """``_settled`` against ``choose`` on 300 random score tables (three SVM trees and
+    """``settled`` against ``choose`` on 300 random score tables (three SVM trees and
     one searched point, every fold scored): the contender stage is skipped exactly
     when the rule would pick the searched point on its first-stage scores."""
     grid = [{"alpha": 0.0, "max_features": None, "svm_C": 0.1},
@@ -135,12 +135,12 @@ def test_settled_means_the_rule_would_choose_the_short_search(selection):
         scores[:, 0] += rng.uniform(-0.05, 0.1)  # the search now ahead, now behind
         chosen = S.choose(selection, scores, grid, complexity) == 0
         picked += chosen
-        assert E._settled(scores, [0], S.race(selection, scores, [1, 2, 3])) == chosen
+        assert S.settled(scores, [0], S.race(selection, scores, [1, 2, 3])) == chosen
     assert 0 < picked < 300
-    assert not E._settled(scores, [], S.race(selection, scores, [1, 2, 3]))
+    assert not S.settled(scores, [], S.race(selection, scores, [1, 2, 3]))
     scores[:, 1] = scores[:, 1:].max(axis=1)  # the SVM tree of C = 0.1 best on both,
     scores[:, 0] = scores[:, 1]  # and the search tied with it: a tie is not settled
-    assert not E._settled(scores, [0], S.race(selection, scores, [1, 2, 3]))
+    assert not S.settled(scores, [0], S.race(selection, scores, [1, 2, 3]))
     assert (S.choose(selection, scores, grid, complexity) == 0) == (selection == "best")
 
 

@@ -39,12 +39,11 @@ from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
     BRIER,
     SELECTIONS,
-    TOL,
     choose,
     contender_bars,
     one_standard_error,
     race,
-    standard_error,
+    settled,
     still_in,
     tree_brier,
 )
@@ -517,8 +516,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         still be chosen over the SVM trees whatever it scores on the folds left
         (:func:`gto.learners._selection.race`; the first stage's scores are
         replaced) - unless ``settle`` and every contender already passes the race's
-        bars on its first-stage scores (:func:`_settled`: the rule would choose it
-        as it stands), when the first stage's scores stand.  (Not ``settle``: the CV
+        bars on its first-stage scores (:func:`gto.learners._selection.settled`: the
+        rule would choose it as it stands), when the first stage's scores stand.  (Not ``settle``: the CV
         runs on a subsample, and a chosen search's refit starts from its
         contender's fold trees, :meth:`_select`; or this fit is the shallower
         depth's, whose scores are a deeper fit's bar,
@@ -548,7 +547,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         again = [] if len(folds) < 2 or perfect else [  # nothing beats a perfect score
             i for i in searched if still_in(scores[:, i], len(folds), reach, False)]
         budget = (contender_iter(self.max_iter), min(self.restarts, CONTENDER_RESTARTS))
-        if settle and _settled(scores, again, race(self.selection, scores, svm)
+        if settle and settled(scores, again, race(self.selection, scores, svm)
                                + deeper_race(self, scores, svm)):  # depth >= 3: shallower
             again = []  # every contender has already won on its short search
         scores[:, again] = np.nan
@@ -821,22 +820,6 @@ def _race(row, n_run, bars, strict=True):
             row[:, k:] = np.nan
             return False
     return True
-
-
-def _settled(scores, rows, bars):
-    """Whether the searched grid points ``rows`` (at least one) all pass every one of
-    ``bars`` (:func:`gto.learners._selection.race` with the searched point alone,
-    and at depth >= 3 :func:`gto.learners._capacity.deeper_race`) on their
-    first-stage ``scores`` (2, G, K), every fold scored, as the choice itself
-    compares (its mean, less its standard error where the bar says so, above the bar
-    by more than ``TOL``; a tie does not pass, unlike the race's "can still pass"):
-    each would be chosen over the linear-SVM trees (and the shallower depth) as it
-    stands, so the contenders' longer searches are not run (docs/speed.md, round
-    21)."""
-    def passes(row, j, bar, one_se, *cap):
-        return row[j].mean() - (standard_error(row[j]) if one_se else 0.0) > bar + TOL
-
-    return bool(rows) and all(passes(scores[:, i], *b) for i in rows for b in bars)
 
 
 def _left(time_limit, t0):

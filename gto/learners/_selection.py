@@ -171,6 +171,22 @@ def contender_bars(selection, scores, svm):
     return out
 
 
+def settled(scores, rows, bars_):
+    """Whether the searched grid points ``rows`` (at least one) all pass every one of
+    ``bars_`` (:func:`race` with the searched point alone, and at depth >= 3
+    :func:`gto.learners._capacity.deeper_race`) on their first-stage ``scores`` (2, G,
+    K), every fold scored, as the choice itself compares (its mean, less its standard
+    error where the bar says so, above the bar by more than ``TOL``; a tie does not
+    pass, unlike :func:`still_in`'s "can still pass"): each would be chosen over the
+    linear-SVM trees (and the shallower depth) as it stands, so the contenders'
+    longer searches are not run (``GTOClassifier._halving``; docs/speed.md, round
+    21)."""
+    def passes(row, j, bar, one_se, *cap):
+        return row[j].mean() - (standard_error(row[j]) if one_se else 0.0) > bar + TOL
+
+    return bool(rows) and all(passes(scores[:, i], *b) for i in rows for b in bars_)
+
+
 def still_in(row, n_run, bars_, strict=True):
     """Whether a searched point with scores ``row`` (2, K) on its first ``n_run`` folds
     can still pass every bar of ``bars_`` (``[(score index, bar, one_se)]``, as
