@@ -204,9 +204,11 @@ def staged(rec, selection):
     """``(accuracy, brier)`` (G, K) as the estimator's successive halving under
     ``selection`` would end with them (no racing: the race is exact): the SVM rows, the
     search's first stage, replaced by its second stage when it reaches the
-    contenders' bar (:func:`gto.learners._selection.contender_bar`), unless every
-    contender already passes the rule's bars on it (:func:`gto.learners._selection.settled`); NaN when a
-    linear-SVM tree is perfect on every fold and the rule skips the searches."""
+    contenders' bars (:func:`gto.learners._selection.contender_bars`, tested by
+    :func:`gto.learners._selection.still_in` as the estimator does), unless every
+    contender already passes the rule's bars on it
+    (:func:`gto.learners._selection.settled`); NaN when a linear-SVM tree is perfect on
+    every fold and the rule skips the searches."""
     first, _ = matrices(rec, "first")
     second, _ = matrices(rec, "second")
     grid = rec["grid"]
@@ -217,7 +219,8 @@ def staged(rec, selection):
         return acc, brier
     both = np.stack([acc, brier])
     bars = S.contender_bars(selection, both, svm)
-    again = [i for i in searched if all(both[j, i].mean() >= bar - 1e-12 for j, bar in bars)]
+    reach = [(j, bar, False) for j, bar in bars]  # as GTOClassifier._halving asks it
+    again = [i for i in searched if S.still_in(both[:, i], both.shape[2], reach, False)]
     if S.settled(both, again, S.race(selection, both, svm)):
         return acc, brier  # the contenders already win on the first stage
     for i in again:

@@ -517,10 +517,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         (:func:`gto.learners._selection.race`; the first stage's scores are
         replaced) - unless ``settle`` and every contender already passes the race's
         bars on its first-stage scores (:func:`gto.learners._selection.settled`: the
-        rule would choose it as it stands), when the first stage's scores stand.  (Not ``settle``: the CV
-        runs on a subsample, and a chosen search's refit starts from its
-        contender's fold trees, :meth:`_select`; or this fit is the shallower
-        depth's, whose scores are a deeper fit's bar,
+        rule would choose it as it stands), when the first stage's scores stand.
+        (Not ``settle``: the CV runs on a subsample, and a chosen search's refit
+        starts from its contender's fold trees, :meth:`_select`; or this fit is the
+        shallower depth's, whose scores are a deeper fit's bar,
         :func:`gto.learners._capacity.fit_shallower`, and a short search's scores
         would lower it.)  Both stages run fold by fold (:meth:`_race_folds`); the
         first stops a searched point once it cannot reach the contenders' bars any
