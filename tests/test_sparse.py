@@ -68,16 +68,19 @@ def test_max_features_1_reaches_the_axis_aligned_depth2_optimum(name):
 
 
 def test_axis_work_counts_the_root_cuts_times_the_scan():
-    from gto.engine._starts import axis_work
-    X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 3.0]])  # distinct values 2 and 3
-    assert axis_work(X) == 3 * 2 * ((2 + 1) + (3 + 1))
+    """Every root position (cuts plus two a feature) times every child's scan of every
+    feature's positions, plus the sweep's N n a root feature."""
+    from gto.engine._axis import axis_work
+    X = np.array([[0.0, 1.0], [0.0, 2.0], [1.0, 3.0]])  # 1 and 2 cuts
+    assert axis_work(X) == ((1 + 2) + (2 + 2)) ** 2 + 3 * 2**2
+    assert axis_work(X, max_cuts=1) == ((1 + 2) + (1 + 2)) ** 2 + 3 * 2**2
 
 
 def test_max_features_1_is_exact_on_many_points_with_few_values():
     """N^2 n^2 = 1.4e8 is over AXIS_WORK_LIMIT, but with 5 values per feature the exact
-    axis-aligned start costs little (axis_work 1.4e6), so "auto" uses it: the brute-force
+    axis-aligned start costs little (axis_work 2.5e5), so "auto" uses it: the brute-force
     optimum is reached (a CART start falls short here)."""
-    from gto.engine._starts import axis_work
+    from gto.engine._axis import axis_work
     from gto.learners._optimize import AXIS_WORK_LIMIT
     rng = np.random.default_rng(4)
     X = rng.integers(0, 5, size=(600, 20)).astype(float)

@@ -10,7 +10,8 @@ import itertools
 
 import numpy as np
 
-from ..utils._interrupt import OutOfTime, check_limits, limits_passed
+from ..utils._interrupt import OutOfTime, limits_passed
+from ._axis import best_axis_splits
 from ._block import SingularBlockError
 from ._crossover import purify
 from ._hinge_loop import robust_lp_rows
@@ -253,113 +254,39 @@ def structured_cart(template, X, y, w=None, random_state=0):
     return tree
 
 
-def _stumps(X, y, w, member, leaves):
-    """Best axis-aligned split of each point set (rows of ``member``, (S, N) bool)
-    into leaf classes ``leaves = (left, right)``, weighted errors.
-
-    Per feature, points in increasing order; a cut after position k sends the
-    first k left (``x_f <= t``) or, reversed, right (``x_f >= t`` goes left).
-    Cuts only between distinct values or outside the range.  Returns
-    ``(errors, feature, cut, reversed)`` arrays of length S (cut k: threshold
-    between the k-th and (k+1)-th value of that feature).
-    """
-    a, b = leaves
-    S, N = member.shape
-    best = np.full(S, np.inf)
-    feat, cut, rev = np.zeros(S, np.int64), np.zeros(S, np.int64), np.zeros(S, bool)
-    for f in range(X.shape[1]):
-        order = np.argsort(X[:, f], kind="stable")
-        v = X[order, f]
-        m = member[:, order] * w[order]  # (S, N) weights of the members, in f order
-        def prefix(values):
-            return np.concatenate([np.zeros((S, 1)), np.cumsum(values, axis=1)], axis=1)
-        tot = prefix(m)
-        ca = prefix(m * (y[order] == a))
-        cb = prefix(m * (y[order] == b))
-        T, A, B = tot[:, -1:], ca[:, -1:], cb[:, -1:]
-        forward = (tot - ca) + ((T - tot) - (B - cb))  # first k to a, the rest to b
-        backward = ((T - tot) - (A - ca)) + (tot - cb)  # the rest to a, first k to b
-        ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
-        for is_rev, err in ((False, forward), (True, backward)):
-            err = np.where(ok, err, np.inf)
-            k = np.argmin(err, axis=1)
-            e = err[np.arange(S), k]
-            better = e < best - 1e-12
-            best[better], feat[better], cut[better], rev[better] = e[better], f, k[better], is_rev
-    return best, feat, cut, rev
+def axis_aligned_tree(problem, max_cuts=None):
+    """The axis-aligned tree with the fewest weighted training errors of the problem's
+    structure (:func:`structured_axis` on its points).  A start for
+    ``max_features=1`` (see :func:`gto.optimize`)."""
+    data = problem.data
+    return structured_axis(problem.layout.template, data.X_orig, data.y_orig, data.w_orig,
+                           max_cuts)
 
 
-def _threshold(v, k):
-    """Threshold after the k-th of the sorted values ``v`` (outside the range at the ends)."""
-    if k == 0:
-        return v[0] - 1.0
-    if k == len(v):
-        return v[-1] + 1.0
-    return (v[k - 1] + v[k]) / 2
+def is_shallow(tree):
+    """Whether ``tree`` is complete of depth 1 or 2 (:func:`structured_axis`'s trees)."""
+    depth = int(np.count_nonzero(tree.sides, axis=1).max()) if tree.n_decisions else 0
+    return is_complete(tree) and 1 <= depth <= 2
 
 
-def axis_work(X):
-    """Work of :func:`axis_aligned_tree` on ``X`` (N, n): every root cut (distinct
-    values plus one, per feature) scans all N points of all n features, so
-    ``N * n * sum_f (distinct_f + 1)`` (about 100 ns each on one core; at most
-    ``N^2 n^2``, far less for features with few values)."""
-    X = np.asarray(X)
-    cuts = sum(len(np.unique(X[:, f])) + 1 for f in range(X.shape[1]))
-    return X.shape[0] * X.shape[1] * cuts
-
-
-def axis_aligned_tree(problem):
-    """The exact axis-aligned tree with the fewest weighted training errors, for a
-    complete structure of depth 1 or 2 with its fixed leaf classes.
-
-    Every root split (feature, cut, orientation) is tried; for depth 2 the two
-    children take their best split (:func:`_stumps`, prefix sums) on the points
-    the root sends them.  ``O(n^2 N^2)`` time.  Raises ValueError for other
-    structures.  A start for ``max_features=1`` (see :func:`gto.optimize`).
-    Raises :class:`gto.utils._interrupt.OutOfTime` when an enclosing
-    :func:`gto.utils._interrupt.limits` runs out (checked per root feature).
-    """
-    template = problem.layout.template
-    depth = int(np.count_nonzero(template.sides, axis=1).max())
-    if not is_complete(template) or depth > 2:
+def structured_axis(template, X, y, w=None, max_cuts=None):
+    """The axis-aligned tree with the fewest weighted training errors, for a complete
+    structure of depth 1 or 2 with its fixed leaf classes
+    (:func:`gto.engine._axis.best_axis_splits`): exact over every cut between distinct
+    values, or with ``max_cuts`` over at most that many cuts a feature, at its
+    quantiles.  Raises ValueError for other structures."""
+    if not is_shallow(template):
         raise ValueError("the exact axis-aligned start needs a complete structure of depth 1 or 2")
-    X, y, w = problem.data.X_orig, problem.data.y_orig, problem.data.w_orig
-    N, n = X.shape
-    leaves = template.leaf_classes
-    W, gamma = np.zeros((problem.layout.D, n)), np.zeros(problem.layout.D)
-
-    def set_split(d, f, k, rev, values):
-        t = _threshold(np.sort(values), k)
-        W[d, f], gamma[d] = (-1.0, -t) if rev else (1.0, t)
-
-    if depth == 1:
-        _, f, k, rev = _stumps(X, y, w, np.ones((1, N), bool), (leaves[0], leaves[1]))
-        set_split(0, f[0], k[0], rev[0], X[:, f[0]])
-    else:
+    X = np.asarray(X, dtype=float)
+    w = np.ones(len(y)) if w is None else w
+    _, splits = best_axis_splits(X, y, w, template.leaf_classes, max_cuts)
+    decisions = [0]
+    if template.n_decisions == 3:
         (_, left), (_, right) = template.children[0]
-        best = (np.inf,)
-        for f in range(n):
-            check_limits(every=1)
-            order = np.argsort(X[:, f], kind="stable")
-            v = X[order, f]
-            ok = np.concatenate([[True], v[1:] > v[:-1], [True]])
-            ks = np.flatnonzero(ok)
-            rank = np.empty(N, np.int64)
-            rank[order] = np.arange(N)
-            first = rank[None, :] < ks[:, None]  # (cuts, N): the first k points
-            for rev in (False, True):
-                go_left = ~first if rev else first
-                el = _stumps(X, y, w, go_left, (leaves[0], leaves[1]))
-                er = _stumps(X, y, w, ~go_left, (leaves[2], leaves[3]))
-                total = el[0] + er[0]
-                j = int(np.argmin(total))
-                if total[j] < best[0] - 1e-12:
-                    best = (total[j], f, ks[j], rev, [x[j] for x in el[1:]],
-                            [x[j] for x in er[1:]])
-        _, f, k, rev, sl, sr = best
-        set_split(0, f, k, rev, X[:, f])
-        for d, (g, kk, rr) in ((left, sl), (right, sr)):
-            set_split(d, g, kk, rr, X[:, g])
+        decisions += [left, right]
+    W, gamma = np.zeros((template.n_decisions, X.shape[1])), np.zeros(template.n_decisions)
+    for d, (f, t, rev) in zip(decisions, splits):
+        W[d, f], gamma[d] = (-1.0, -t) if rev else (1.0, t)
     tree = template.copy()
     tree.W, tree.gamma = W, gamma
     return tree

@@ -22,12 +22,13 @@ from joblib import Parallel, delayed
 from scipy.optimize import OptimizeResult
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..engine._axis import axis_work
 from ..engine._objectives import OBJECTIVES, check_objective
 from ..engine._portfolio import HISTORY_DTYPE, round_lengths, round_starts, split_options, start_kinds  # noqa: F401
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._region_start import needs_regions
-from ..engine._starts import axis_work, is_complete
+from ..engine._starts import is_complete
 from ..engine._stopping import StoppingRule
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
@@ -47,9 +48,10 @@ from ._leaves import LEAVES, check_leaves, optimize_free
 from ._one_group import one_group_tree
 
 METHODS = ("tabu", "frank-wolfe")
-#: the exact axis-aligned start costs ``axis_work(X)`` = N n sum_f (distinct_f + 1)
-#: steps of about 100 ns (about 10 s at 1e8); "auto" uses it for max_features=1 only up
-#: to this much work, else the CART tree (docs/decisions.md)
+#: the exact axis-aligned start costs ``axis_work(X)`` = (sum_f (cuts_f + 2))^2 + N n^2
+#: steps of about 5 ns (about 0.5 s at 1e8; gto.engine._axis); "auto" uses it for
+#: max_features=1 only up to this much work, else the CART tree (docs/decisions.md), and
+#: the estimator's axis-aligned candidate keeps as many cuts a feature as fit in it
 AXIS_WORK_LIMIT = 1e8
 INITS = ("auto", "tree", "greedy", "random", "cart", "axis")
 #: above this many (merged) points the default tabu search runs coarse to fine
@@ -220,7 +222,7 @@ def optimize(tree, X, y, objective="product", method="tabu", *, p=1, max_iter=10
     sample_weight : per-point weights.
     init : "auto" (the tree if it has splits; else, with ``max_features=1``
         and a complete structure of depth <= 2 and
-        :func:`gto.engine._starts.axis_work` at most ``AXIS_WORK_LIMIT``, the exact
+        :func:`gto.engine._axis.axis_work` at most ``AXIS_WORK_LIMIT``, the exact
         axis-aligned tree; else, with
         ``max_features`` and a complete structure, the CART tree; else the
         greedy LP tree), "tree", "greedy", "random", "cart"
