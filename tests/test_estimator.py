@@ -109,17 +109,18 @@ def test_cv_results_layout_and_joint_budget_selection():
     clf = gto.GTOClassifier(alpha="auto", max_features="auto", cv=2, max_iter=30,
                             random_state=0).fit(X, y)
     # with the SVM trees the penalty path is alpha 0 alone (searched from the SVM tree
-    # of SVM_START_C), then the budgets without a penalty, then the SVM trees
+    # of SVM_START_C), then the budgets without a penalty, then the SVM trees, then the
+    # axis-aligned tree of the structure
     grid = ([(0.0, None, gto.learners._estimator.SVM_START_C)]
             + [(0.0, m, None) for m in gto.learners._estimator.MAX_FEATURES_GRID if m is not None]
-            + [(None, None, c) for c in gto.learners._estimator.SVM_C_GRID])
+            + [(None, None, c) for c in gto.learners._estimator.SVM_C_GRID] + [(None, 1, None)])
     res = clf.cv_results_
     assert [(p["alpha"], p["max_features"], p["svm_C"]) for p in res["params"]] == grid
     for key in ("param_alpha", "param_max_features", "param_svm_C", "split0_test_score",
                 "split1_test_score", "mean_test_score", "std_test_score", "rank_test_score"):
         assert len(res[key]) == len(grid), key
     assert np.allclose(res["mean_test_score"],
-                       (res["split0_test_score"] + res["split1_test_score"]) / 2)
+                       (res["split0_test_score"] + res["split1_test_score"]) / 2, equal_nan=True)
     assert sorted(res["rank_test_score"])[0] == 1
     assert (clf.alpha_, clf.max_features_, clf.svm_C_) == grid[clf.best_index_]
     budget = clf.max_features_ or X.shape[1]

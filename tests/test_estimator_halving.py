@@ -29,16 +29,18 @@ def _spy(monkeypatch):
 
 
 def test_a_perfect_svm_tree_leaves_the_searches_unrun(monkeypatch):
-    """With "1se" a linear-SVM tree perfect on every fold cannot be passed over: no
-    search runs in the internal CV and the searched point's scores are NaN; with
-    "best" (ties go to the searched point, first in the grid) it is scored."""
+    """With "agree" a linear-SVM tree perfect on every fold cannot be passed over: no
+    search runs in the internal CV, and neither the searched point nor the
+    axis-aligned tree is scored (NaN); with "best" (ties go to the searched point,
+    first in the grid) both are."""
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(80, 2))
     y = (X[:, 0] > 0.5).astype(int)
     calls = _spy(monkeypatch)
     clf = gto.GTOClassifier(random_state=0, max_iter=100).fit(X, y)
     res = clf.cv_results_
-    svm = np.isnan(res["param_alpha"])
+    svm = np.isnan(res["param_alpha"]) & np.isfinite(res["param_svm_C"])
+    assert res["params"][-1] == E.AXIS_POINT and (~svm).sum() == 2
     assert np.all(res["mean_test_score"][svm].max() == 1.0)
     assert np.all(np.isnan(res["mean_test_score"][~svm]))
     assert res["params"][clf.best_index_]["alpha"] is None
@@ -101,7 +103,7 @@ def test_a_short_search_that_already_wins_is_not_searched_again(monkeypatch):
         assert c[0] == len(train)
         hit = np.mean(c[4].tree.predict(X[test]) == y[test])
         assert res[f"split{k}_test_score"][searched[0]] == pytest.approx(hit)
-    svm = [i for i in range(len(res["params"])) if i not in searched]
+    svm = [i for i, p in enumerate(res["params"]) if p["alpha"] is None and p["svm_C"]]
     for key in ("mean_test_score", "mean_test_brier"):
         assert res[key][searched[0]] > res[key][svm].max()
 
@@ -294,69 +296,163 @@ def test_no_search_where_one_decision_fits_any_labels(monkeypatch):
     assert np.isfinite(narrow.cv_results_["split0_test_score"][searched]).all()
 
 
-def test_where_no_search_runs_the_cart_tree_of_the_structure_is_scored():
-    """In the no-search case the grid gains ``CART_POINT`` (last): its fold scores are
-    those of ``structured_cart`` fitted on each training fold, walked on the test fold
-    (literally: every test point sent down the decisions to its leaf); with fewer
-    features than points the grid is the usual four points."""
+def walked(tree, X):
+    """Each point of ``X`` sent down ``tree``'s decisions literally: its leaf's class."""
+    out = []
+    for x in X:
+        node = ("d", 0)
+        while node[0] == "d":
+            d = node[1]
+            node = tree.children[d][0 if x @ tree.W[d] <= tree.gamma[d] else 1]
+        out.append(tree.leaf_classes[node[1]])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("wide", [True, False])
+def test_the_axis_aligned_tree_of_the_structure_is_scored(wide):
+    """The grid gains ``AXIS_POINT`` (last): its fold scores are those of
+    ``structured_axis`` (as many quantile cuts as ``cuts_within`` allows) fitted on
+    each training fold, walked literally on the test fold; so where one decision fits
+    any labelling (60 x 80, no search runs) and where it does not (60 x 5)."""
+    from gto.engine._axis import cuts_within
+    from gto.engine._starts import structured_axis
+
+    rng = np.random.default_rng(6)
+    X = rng.uniform(size=(60, 80 if wide else 5))
+    y = (X[:, 3] > 0.5).astype(int)
+    clf = gto.GTOClassifier(max_iter=100, random_state=0, selection="best").fit(X, y)
+    params = clf.cv_results_["params"]
+    assert params[-1] == E.AXIS_POINT and len(params) == 5
+    Xs, ys, ws, folds = clf._folds(X, y, None)
+    tree = gto.Tree.complete(2, [0, 1], X.shape[1])
+    for k, (train, test) in enumerate(folds):
+        cuts = cuts_within(Xs[train], E.AXIS_WORK_LIMIT, E.AXIS_CUTS)
+        fitted = structured_axis(tree, Xs[train], ys[train], None, cuts)
+        assert clf.cv_results_[f"split{k}_test_score"][-1] == pytest.approx(
+            np.mean(walked(fitted, Xs[test]) == ys[test]))
+
+
+def test_at_depth_3_the_axis_point_is_cart_and_only_where_no_search_runs():
+    """Deeper than 2 the axis-aligned tree is CART's splits on the structure
+    (``structured_cart``), scored only where no search runs."""
     from gto.engine._starts import structured_cart
 
     rng = np.random.default_rng(6)
     X = rng.uniform(size=(60, 80))
     y = (X[:, 3] > 0.5).astype(int)
-    clf = gto.GTOClassifier(max_iter=100, random_state=0).fit(X, y)
-    params = clf.cv_results_["params"]
-    assert params[-1] == E.CART_POINT and len(params) == 5
-    Xs, ys, ws, folds = clf._folds(X, y, None)
-    tree = gto.Tree.complete(2, [0, 1], 80)
-    for k, (train, test) in enumerate(folds):
-        fitted = structured_cart(tree, Xs[train], ys[train], None, E._seed(0))
-        walked = []
-        for x in Xs[test]:
-            node = ("d", 0)
-            while node[0] == "d":
-                d = node[1]
-                node = fitted.children[d][0 if x @ fitted.W[d] <= fitted.gamma[d] else 1]
-            walked.append(fitted.leaf_classes[node[1]])
-        assert clf.cv_results_[f"split{k}_test_score"][-1] == pytest.approx(
-            np.mean(np.array(walked) == ys[test]))
-    narrow = gto.GTOClassifier(max_iter=100, random_state=0).fit(X[:, :5], y)
-    assert len(narrow.cv_results_["params"]) == 4
+    clf = gto.GTOClassifier(depth=3, max_iter=100, random_state=0, selection="best").fit(X, y)
+    deep = clf.shallower_ if clf.depth_ == 2 else clf
+    assert deep.cv_results_["params"][-1] == E.AXIS_POINT
+    deeper = gto.GTOClassifier(depth=3, max_iter=100, random_state=0, selection="best")
+    deeper.classes_, deeper._categorical = np.array([0, 1]), {}
+    res = deeper._select(gto.Tree.complete(3, [0, 1], 80), X, y, None, deeper._grid(80))
+    assert res[3][-1] == E.AXIS_POINT
+    Xs, ys, _, folds = deeper._folds(X, y, None)
+    train, test = folds[0]
+    fitted = structured_cart(gto.Tree.complete(3, [0, 1], 80), Xs[train], ys[train], None, 0)
+    assert res[1]["split0_test_score"][-1] == pytest.approx(
+        np.mean(walked(fitted, Xs[test]) == ys[test]))
+    narrow = gto.GTOClassifier(depth=3, max_iter=100, random_state=0)
+    narrow.classes_, narrow._categorical = np.array([0, 1]), {}
+    grid = narrow._select(gto.Tree.complete(3, [0, 1], 5), X[:, :5], y, None,
+                          narrow._grid(5))[3]
+    assert E.AXIS_POINT not in grid
 
 
-def test_agree_takes_the_cart_tree_only_above_every_svm_tree_on_both_scores():
-    """``choose`` against the rule written out, on random scores of three SVM trees and
-    the CART tree (the searched point NaN, as where no search runs): the CART tree is
-    chosen exactly when its mean accuracy and mean Brier score both pass every SVM
-    tree's, else the SVM trees' own one-standard-error pick."""
+def test_agree_takes_the_axis_tree_only_above_every_svm_tree_on_every_fold():
+    """``choose`` against the rule written out, on random scores of three SVM trees,
+    the axis-aligned tree and (in half the tables) a searched point: the axis tree
+    replaces the SVM trees' own one-standard-error pick exactly when its accuracy is
+    above every SVM tree's on every fold and its mean Brier score above each of
+    theirs; the searched point replaces either exactly when both its means are above
+    every SVM tree's, whatever the axis tree scores."""
     grid = [{"alpha": 0.0, "max_features": None, "svm_C": 0.1},
             *({"alpha": None, "max_features": None, "svm_C": c} for c in (0.1, 0.3, 1.0)),
-            E.CART_POINT]
+            E.AXIS_POINT]
     complexity = [E._complexity(g, 10) for g in grid]
     rng = np.random.default_rng(7)
-    chosen_cart = 0
-    for _ in range(300):
+    seen = {"axis": 0, "svm": 0, "search": 0}
+    for t in range(600):
         scores = rng.uniform(0.6, 0.9, size=(2, 5, 5))
-        scores[:, 0] = np.nan
+        scores[:, 4] += rng.uniform(0.0, 0.15)  # the axis tree often better
+        if t % 2:
+            scores[:, 0] = np.nan
         got = S.choose("agree", scores, grid, complexity)
-        means = scores[:, 1:4].mean(axis=2)
-        cart = scores[:, 4].mean(axis=1)
-        if cart[0] > means[0].max() and cart[1] > means[1].max():
-            assert got == 4
-            chosen_cart += 1
+        svm = scores[:, 1:4]
+        search = scores[:, 0].mean(axis=1)
+        if t % 2 == 0 and all(search[j] > svm[j].mean(axis=1).max() for j in (0, 1)):
+            want, kind = 0, "search"
+        elif (np.all(scores[0, 4] > svm[0].max(axis=0))
+              and scores[1, 4].mean() > svm[1].mean(axis=1).max()):
+            want, kind = 4, "axis"
         else:
-            svm_pick = 1 + S.one_standard_error(scores[0, 1:4], complexity[1:4])
-            assert got == svm_pick
-    assert 10 < chosen_cart < 290  # both cases were met
+            want, kind = 1 + S.one_standard_error(svm[0], complexity[1:4]), "svm"
+        assert got == want
+        seen[kind] += 1
+    assert min(seen.values()) > 20  # every case was met
+
+
+def test_the_axis_tree_leaves_the_race_at_its_first_fold_below_an_svm_tree(monkeypatch):
+    """Under "agree" the axis-aligned tree is fitted fold by fold only while it is
+    above every SVM tree on every fold so far: on linear data it stops at the first
+    fold where it is not (its later folds NaN, so many fits and no more); with
+    "1se" every fold is scored."""
+    real, fits = E._axis_result, []
+
+    def spy(*args):
+        fits.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(E, "_axis_result", spy)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 4))
+    y = (X @ np.array([1.0, 1.0, -1.0, 0.5]) + 0.3 * rng.normal(size=300) > 0).astype(int)
+    clf = gto.GTOClassifier(max_iter=100, random_state=0).fit(X, y)
+    res = clf.cv_results_
+    row = np.array([res[f"split{k}_test_score"][-1] for k in range(5)])
+    svm = np.array([[res[f"split{k}_test_score"][i] for k in range(5)] for i in (1, 2, 3)])
+    run = np.flatnonzero(~np.isnan(row))
+    assert len(fits) == len(run) < 5 and np.array_equal(run, np.arange(len(run)))
+    assert np.all(row[run[:-1]] > svm[:, run[:-1]].max(axis=0))  # above on the folds before
+    assert row[run[-1]] <= svm[:, run[-1]].max()  # not above on the last one run
+    fits.clear()
+    gto.GTOClassifier(max_iter=100, random_state=0, selection="1se").fit(X, y)
+    assert len(fits) >= 5
+
+
+def test_where_a_few_of_many_features_carry_the_signal_the_axis_tree_is_chosen():
+    """XOR of two of 30 uniform features (5 % of the labels flipped): the linear-SVM
+    trees cannot split it and the short searches do not find it among 30 features;
+    the axis-aligned tree is chosen, uses the two features, and holds out above 90 %
+    on fresh points."""
+    rng = np.random.default_rng(1)
+
+    def draw(n):
+        X = rng.uniform(size=(n, 30))
+        y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.4)).astype(int)
+        return X, np.where(rng.random(n) < 0.05, 1 - y, y)
+
+    X, y = draw(240)
+    clf = gto.GTOClassifier(max_iter=300, random_state=0).fit(X, y)
+    assert clf.best_index_ == len(clf.cv_results_["params"]) - 1
+    assert clf.alpha_ is None and clf.svm_C_ is None and clf.max_features_ == 1
+    W = clf.tree_.W
+    assert np.all(np.count_nonzero(W, axis=1) == 1)
+    assert set(np.flatnonzero(W.any(axis=0)).tolist()) == {0, 1}
+    X_new, y_new = draw(2000)
+    assert clf.score(X_new, y_new) > 0.9
+    svm_trees = [res for res in clf.cv_results_["mean_test_score"][1:4]]
+    assert max(svm_trees) < 0.7  # the premise: no SVM tree splits XOR
 
 
 def test_the_command_lines_summary_names_each_kind_of_pick():
-    """The ``gto fit`` summary of the CV's pick: the CART tree, an SVM tree, a search."""
+    """The ``gto fit`` summary of the CV's pick: the axis-aligned tree, an SVM tree, a
+    search."""
     from gto.cli._main import _grid_choice
 
     cv = {"split0_test_score": [1.0], "split1_test_score": [1.0]}
     fitted = SimpleNamespace(cv_results_=cv, cv=2, alpha_=None, svm_C_=None, max_features_=1)
-    assert _grid_choice(fitted) == "2-fold CV chose the CART tree of the structure"
+    assert _grid_choice(fitted) == "2-fold CV chose the axis-aligned tree of the structure"
     fitted.svm_C_ = 0.3
     assert _grid_choice(fitted) == "2-fold CV chose the 1-norm SVM tree of C = 0.3"
     fitted.alpha_, fitted.max_features_ = 0.0, None

@@ -290,7 +290,7 @@ def test_cv_scores_of_the_svm_candidates_are_hand_run_cross_validation():
     clf = gto.GTOClassifier(cv=3, max_iter=40, random_state=0).fit(X, y)
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
     res = clf.cv_results_
-    svm_rows = np.flatnonzero(np.isnan(res["param_alpha"]))
+    svm_rows = np.flatnonzero(np.isnan(res["param_alpha"]) & np.isfinite(res["param_svm_C"]))
     assert [res["params"][i]["svm_C"] for i in svm_rows] == list(gto.learners._estimator.SVM_C_GRID)
     for i in svm_rows:
         C = res["params"][i]["svm_C"]
@@ -312,8 +312,9 @@ def test_cv_does_not_pick_an_svm_tree_on_a_planted_xor_tree():
     y = ((X[:, 0] + 0.2 * X[:, 2] > 0.6) ^ (X[:, 1] - 0.1 * X[:, 2] > 0.45)).astype(int)
     clf = gto.GTOClassifier(cv=3, max_iter=300, random_state=0).fit(X, y)
     res = clf.cv_results_
-    is_svm = np.isnan(res["param_alpha"])
-    assert res["mean_test_score"][is_svm].max() < 0.8 < res["mean_test_score"][~is_svm].max()
+    is_svm = np.isnan(res["param_alpha"]) & np.isfinite(res["param_svm_C"])
+    searched = ~np.isnan(res["param_alpha"])
+    assert res["mean_test_score"][is_svm].max() < 0.8 < res["mean_test_score"][searched].max()
     assert clf.alpha_ is not None  # a searched tree (svm_C_: the C of its SVM start)
     assert clf.score(X, y) > 0.95
 

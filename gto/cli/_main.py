@@ -218,7 +218,7 @@ def _grid_choice(clf):
     total = clf.cv if isinstance(clf.cv, int) else ran
     cv = f"{total}-fold CV" + ("" if ran == total else f" (time limit: {ran} of its folds)")
     if clf.alpha_ is None and clf.svm_C_ is None:
-        return f"{cv} chose the CART tree of the structure"
+        return f"{cv} chose the axis-aligned tree of the structure"
     if clf.alpha_ is None:
         return f"{cv} chose the 1-norm SVM tree of C = {clf.svm_C_:g}"
     return f"{cv} chose alpha {clf.alpha_:g}" + (

@@ -23,8 +23,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ..engine._axis import cuts_within
 from ..engine._problem import PreparedData, check_search_fits
-from ..engine._starts import is_complete, structured_cart
+from ..engine._starts import is_complete, is_shallow, structured_axis, structured_cart
 from ..engine._svm_start import svm_tree
 from ..model._categorical import by_name, warn_unseen
 from ..model.tree import Tree, as_tree
@@ -34,13 +35,14 @@ from ..utils._workers import capped_jobs, no_workers_left
 from ..utils.status import Status
 from ._capacity import choose_depth, deeper_race, fit_shallower, shallower_stands
 from ._leaves import arrange_classes, heaviest_classes
-from ._optimize import SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
+from ._optimize import AXIS_WORK_LIMIT, SEARCH_CONSTRAINTS, optimize, stop_if_interrupted
 from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     ACCURACY,
     BRIER,
     SELECTIONS,
     choose,
     contender_bars,
+    dominates_so_far,
     one_standard_error,
     race,
     settled,
@@ -63,9 +65,14 @@ SVM_PENALTY = "l1"  # their penalty (gto.engine._svm_start.svm_tree): sparse, re
 #: elsewhere) nor a root with unequal classes has its boundary (docs/speed.md)
 SVM_INTERCEPT_SCALING = 10.0
 SVM_START_C = 0.1  # the (L2) SVM tree the auto grid's alpha-0 search also starts from
-#: the grid point of the CART tree of the structure (no search, one feature a decision),
-#: scored where one decision can fit any labelling of every training fold
-CART_POINT = {"alpha": None, "max_features": 1, "svm_C": None}
+#: the grid point of the axis-aligned tree of the structure (no search, one feature a
+#: decision; :func:`_axis_result`), scored beside the linear-SVM trees where the
+#: structure is complete of depth 1 or 2, or complete and one decision can fit any
+#: labelling of every training fold
+AXIS_POINT = {"alpha": None, "max_features": 1, "svm_C": None}
+#: the axis-aligned tree's cuts a feature: at most this many, at its quantiles
+#: (fewer where ``AXIS_WORK_LIMIT`` asks; docs/speed.md)
+AXIS_CUTS = 32
 #: with ``time_limit``, the share of it the internal cross-validation may use (the
 #: searched fold fits split it; the refit gets what is left)
 CV_SHARE = 0.75
@@ -137,17 +144,19 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         one-standard-error rule (Breiman et al., CART §3.4.3;
         :func:`~gto.learners._selection.one_standard_error`): the simplest grid
         point whose mean is within one standard error (over the folds) of the
-        best, simplest meaning the CART tree of the structure where it is in the
-        grid, then a 1-norm SVM tree (smaller ``C``, so fewer features, first),
-        then fewer features per decision, then a larger ``alpha``; "agree", the
-        one-standard-error rule within the linear-SVM trees (one regularisation
-        path), replaced by the CART tree of the structure (where it is in the
-        grid) or the searched grid points' own one-standard-error pick only when
-        that one's mean held-out accuracy and mean held-out Brier score (of the
-        leaves' Laplace-smoothed training class frequencies) are both above every
-        earlier candidate's (the kinds of tree have the same shape, so none is
-        simpler: the later kind must win on both scores).  Without SVM trees in the grid "agree" is
-        "1se".  (Measurements: docs/speed.md.)
+        best, simplest meaning the axis-aligned tree of the structure where it is
+        in the grid, then a 1-norm SVM tree (smaller ``C``, so fewer features,
+        first), then fewer features per decision, then a larger ``alpha``;
+        "agree", the one-standard-error rule within the linear-SVM trees (one
+        regularisation path), replaced by the axis-aligned tree of the structure
+        (where it is in the grid) only when its held-out accuracy is above every
+        SVM tree's on every fold and its mean held-out Brier score (of the leaves'
+        Laplace-smoothed training class frequencies) above each of theirs, and by
+        the searched grid points' own one-standard-error pick when that one's
+        mean held-out accuracy and mean held-out Brier score are both above every
+        SVM tree's (the kinds of tree have the same shape, so none is simpler: the
+        later kind must win on both scores).  Without SVM trees in the grid
+        "agree" is "1se".  (Measurements: docs/speed.md.)
     svm : bool, default True
         With ``alpha="auto"`` (and no warm start) the internal CV also scores
         the 1-norm SVM trees of ``SVM_C_GRID``: each decision scikit-learn's
@@ -158,11 +167,12 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         weights leave features out of the rule, and may pick one.
         They cost milliseconds, and as convex fits they count as the simplest
         candidates.  The alpha-0 search also starts from the L2 SVM tree of
-        ``SVM_START_C``.  Where one decision can fit any labelling of every
-        training fold (as many features as points or more) no search runs, and
-        the CART tree of the structure (one feature a decision, no search) is
-        scored beside them.  (With ``svm=False`` the alpha-0 search starts from
-        the ``init`` portfolio.)
+        ``SVM_START_C``.  The axis-aligned tree of the structure (one feature a
+        decision, no search: :func:`_axis_result`) is scored beside them where
+        the structure is complete of depth 1 or 2, or complete and one decision
+        can fit any labelling of every training fold (as many features as points
+        or more), where no search runs.  (With ``svm=False`` the alpha-0 search
+        starts from the ``init`` portfolio.)
     init : "auto", "greedy", "cart", "axis", "random", gto.Tree or fitted DecisionTreeClassifier
         Starting trees.  "auto": both the greedy LP tree and, when the
         structure is complete, the CART tree of the same shape (``init="cart"``
@@ -211,15 +221,16 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         The fitted tree (fewest training errors found).
     alpha_, max_features_ : float or None, int or None
         The penalty and budget used for ``tree_`` (both None when a linear-SVM tree
-        was chosen; None and 1 for the CART tree of the structure, ``CART_POINT``).
+        was chosen; None and 1 for the axis-aligned tree of the structure,
+        ``AXIS_POINT``).
     svm_C_ : float or None
         The ``C`` of the chosen linear-SVM tree (``alpha_`` None) or of the SVM
         tree the chosen search also started from (``alpha_`` 0), else None (the
-        CART tree, or a search without the SVM start).
+        axis-aligned tree, or a search without the SVM start).
     cv_results_ : dict of arrays or None
-        As scikit-learn's searches: ``params`` (with ``CART_POINT`` last where no
-        search runs: :meth:`_select`), ``param_alpha`` (NaN for the SVM
-        and CART trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
+        As scikit-learn's searches: ``params`` (with ``AXIS_POINT`` last where it
+        is scored: :meth:`_select`), ``param_alpha`` (NaN for the SVM
+        and axis-aligned trees), ``param_max_features``, ``param_svm_C`` (NaN for the searched
         trees), ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
         ``rank_test_score`` (held-out accuracy), ``mean_test_brier``,
         ``std_test_brier`` (held-out Brier score of the leaves' Laplace-smoothed
@@ -229,7 +240,10 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         NaN where successive halving did not run it (:meth:`_halving`: beside a
         linear-SVM tree perfect on every fold, where one decision fits any labelling
         of every training fold, or on the folds after it could no longer be chosen);
-        such a mean ranks last.  A searched point whose short first-stage searches
+        such a mean ranks last; so are the axis-aligned tree's on the folds after
+        the first where it was not above every SVM tree (``"agree"``: it can then
+        not be chosen), and all of them beside a perfect SVM tree.  A searched
+        point whose short first-stage searches
         already won keeps their scores (no contender stage ran, :meth:`_halving`).
     best_index_ : int or None
         Index of the chosen grid point in ``cv_results_``.
@@ -428,8 +442,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         starts = [(tree, init) for init in self._starts(tree, params)]
         if warm:
             starts = [(min(warm, key=lambda t: t.n_errors(X, y, w)), "tree")]
-        elif params == CART_POINT:
-            return _cart_result(tree, X, y, w, _seed(self.random_state))
+        elif params == AXIS_POINT:
+            return _axis_result(tree, X, y, w, _seed(self.random_state))
         elif params["svm_C"] is not None:
             penalty = SVM_PENALTY if params["alpha"] is None else "l2"
             svm = _svm_result(tree, X, y, w, params["svm_C"], _seed(self.random_state), penalty)
@@ -460,10 +474,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """Internal CV over ``grid``; ``(best_index, cv_results, trees, grid)`` or ``(0,
         None, None, grid)``; ``trees``: the chosen grid point's fold trees when the CV ran
         on a subsample (:meth:`_folds`) and it is searched (the refit starts from them),
-        else None; ``grid``: the grid scored, with ``CART_POINT`` added where one decision
-        can fit any labelling of every training fold (:func:`_fits_any_labels`; a complete
-        structure): the searches are not run there, and the CART tree of the structure
-        is the sparse candidate beside the 1-norm SVM trees (docs/speed.md, round 20).
+        else None; ``grid``: the grid scored, with ``AXIS_POINT`` added, the sparse
+        candidate of one feature a decision beside the 1-norm SVM trees, where the
+        structure is complete of depth 1 or 2, or complete and one decision can fit any
+        labelling of every training fold (:func:`_fits_any_labels`), where the searches
+        are not run (docs/speed.md, rounds 20 and 23).
 
         With linear-SVM trees in the grid the scores come by successive halving
         (:meth:`_halving`), else every grid point is scored with the estimator's
@@ -477,8 +492,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         Xs, y, w, folds = split
         svm = any(g["alpha"] is None for g in grid)
         free = svm and all(_fits_any_labels(Xs, w, train) for train, _ in folds)
-        if free and is_complete(tree):  # a sparse candidate where no search runs
-            grid = [*grid, CART_POINT]
+        if svm and is_complete(tree) and (free or is_shallow(tree)):
+            grid = [*grid, AXIS_POINT]  # the sparse candidate of one feature a decision
         if not free and any(g["alpha"] is not None for g in grid):
             _refuse_too_big(tree, Xs, y, w, folds)
         with no_workers_left():  # workers started for the CV end with it
@@ -500,9 +515,11 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         """``(scores, trees)``, (2, len(grid), K) held-out accuracies and Brier scores
         and (len(grid), K) fold trees, by successive halving.
 
-        The linear-SVM trees first (no search).  Unless "best", when one of them is
-        perfect on every fold nothing can be chosen before it and the searches
-        are not run (NaN).  Nor are they, whatever the rule, with ``free``: a single
+        The linear-SVM trees first (no search), then the axis-aligned tree of the
+        structure where it is in the grid (:meth:`_axis_folds`: under "agree" fold by
+        fold while it beats every SVM tree on every fold).  Unless "best", when an SVM
+        tree is perfect on every fold nothing can be chosen before it, and neither the
+        axis-aligned tree nor the searches are run (NaN).  Nor are they, whatever the rule, with ``free``: a single
         decision can fit any labelling of every training fold
         (:func:`_fits_any_labels`: at least as many weights as points), so every
         labelling is a zero-error tree, and the unpenalised search, which only counts
@@ -526,7 +543,8 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         first stops a searched point once it cannot reach the contenders' bars any
         more.  A point stopped keeps NaN on the folds it did not run."""
         t0 = time.perf_counter()
-        svm = [i for i, g in enumerate(grid) if g["alpha"] is None]
+        svm = [i for i, g in enumerate(grid) if g["alpha"] is None and g["svm_C"] is not None]
+        axis = [i for i, g in enumerate(grid) if g == AXIS_POINT]
         searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
         scores = np.full((2, len(grid), len(folds)), np.nan)
         trees = np.full((len(grid), len(folds)), None, dtype=object)
@@ -537,7 +555,15 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
                 bar.update((len(grid)) * (len(folds) - ran))
                 folds, scores, trees = folds[:ran], scores[:, :, :ran], trees[:, :ran]
             perfect = scores[ACCURACY, svm].mean(axis=1).max() >= 1 - 1e-12
-            if not searched or free or (self.selection != "best" and len(folds) > 1 and perfect):
+            unbeatable = self.selection != "best" and len(folds) > 1 and perfect
+            if axis and not unbeatable:
+                left = None if time_limit is None else SVM_SHARE * time_limit - (
+                    time.perf_counter() - t0)  # the SVM trees' share, as theirs
+                self._axis_folds(tree, X, y, w, grid, axis[0], svm, folds, scores, trees, left,
+                                 bar)
+            else:
+                bar.update(len(axis) * len(folds))
+            if not searched or free or unbeatable:
                 bar.update(len(searched) * len(folds))
                 return scores, trees
             reach = [(j, b, False) for j, b in contender_bars(self.selection, scores, svm)]
@@ -579,6 +605,33 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
             if time_limit is not None and done < len(folds) and spent * (1 + step / done) > time_limit:
                 return done
         return len(folds)
+
+    def _axis_folds(self, tree, X, y, w, grid, row, svm, folds, scores, trees, time_limit,
+                    bar):
+        """Score the axis-aligned tree (grid row ``row``) into ``scores`` and ``trees``
+        (in place) fold by fold, ``n_jobs`` folds at a time; under "agree" only while it
+        beats every linear-SVM tree (rows ``svm``) on every fold so far
+        (:func:`gto.learners._selection.dominates_so_far`: else it cannot be chosen;
+        the folds after the first where it is not are NaN, whatever ``n_jobs``), and
+        with ``time_limit`` (seconds) only while there is time; its folds not run stay
+        NaN (it is then not chosen)."""
+        t0 = time.perf_counter()
+        step = capped_jobs(self.n_jobs, len(folds))
+        for k in range(0, len(folds), step):
+            if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+                scores[:, row] = np.nan
+                bar.update(len(folds) - k)
+                return
+            at = np.ix_([row], range(k, min(k + step, len(folds))))
+            scores[(slice(None), *at)], trees[at] = self._scores(
+                tree, X, y, w, [grid[row]], folds[k:k + step], None, None, bar=bar)
+            done = k + at[1].size
+            if self.selection == "agree" and not dominates_so_far(scores, row, svm, done):
+                first = next(j for j in range(done)  # the first fold below: as one at a time
+                             if not dominates_so_far(scores, row, svm, j + 1))
+                scores[:, row, first + 1:], trees[row, first + 1:] = np.nan, None
+                bar.update(len(folds) - done)
+                return
 
     def _race_folds(self, tree, X, y, w, grid, rows, folds, scores, trees, budget, bars,
                     time_limit, bar, warm=False):
@@ -829,12 +882,12 @@ def _left(time_limit, t0):
 
 def _complexity(params, n_features):
     """Sort key of a grid point, simplest first (for the one-standard-error rule):
-    the CART tree of the structure (one feature a decision, no search), the
+    the axis-aligned tree of the structure (one feature a decision, no search), the
     linear-SVM trees (convex max-margin fits; fewer SVM levels first, for
     the pruned ones ``svm_depth`` that ``experiments.selection`` measures,
     then smaller ``C``), then the searched trees by fewer features per
     decision, then a larger penalty."""
-    if params.get("alpha") is None and params.get("svm_C") is None:  # CART_POINT
+    if params.get("alpha") is None and params.get("svm_C") is None:  # AXIS_POINT
         return (0, 0, 0.0)
     if params.get("svm_C") is not None and params.get("alpha") is None:
         depth = params.get("svm_depth")
@@ -919,17 +972,26 @@ def _svm_result(tree, X, y, w, C, seed, penalty):
                        f"linear-SVM tree (gto.engine._svm_start, {penalty}, C={C}); no search")
 
 
-def _cart_result(tree, X, y, w, seed):
-    """The CART tree of the structure (:func:`gto.engine._starts.structured_cart`: CART's
-    splits on the structure's decisions, its leaf classes kept; fitted on the points
-    whose class has a leaf) as an ``OptimizeResult`` like :func:`_svm_result`'s."""
+def _axis_result(tree, X, y, w, seed):
+    """The axis-aligned tree of the structure, fitted on the points whose class has a
+    leaf, as an ``OptimizeResult`` like :func:`_svm_result`'s: for a complete
+    structure of depth 1 or 2 the one with the fewest weighted training errors over
+    at most ``AXIS_CUTS`` cuts a feature at its quantiles, as many as keep its work
+    within ``AXIS_WORK_LIMIT`` (:func:`gto.engine._starts.structured_axis`); else,
+    or where not even one cut a feature does, CART's splits placed on the
+    structure's decisions (:func:`gto.engine._starts.structured_cart`)."""
     t0 = time.perf_counter()
     has_leaf, _ = leaf_class_points(tree, y, w)
-    fitted = structured_cart(tree, X[has_leaf], y[has_leaf], None if w is None else w[has_leaf],
-                             seed)
+    Xl, yl, wl = X[has_leaf], y[has_leaf], None if w is None else w[has_leaf]
+    cuts = cuts_within(Xl, AXIS_WORK_LIMIT, AXIS_CUTS) if is_shallow(tree) else None
+    if cuts is None:
+        fitted = structured_cart(tree, Xl, yl, wl, seed)
+        how = "CART tree of the structure (gto.engine._starts.structured_cart)"
+    else:
+        fitted = structured_axis(tree, Xl, yl, wl, cuts)
+        how = f"axis-aligned tree of the structure, {cuts} cuts a feature (structured_axis)"
     fitted.record_training(X, y, w)  # the leaves' class counts, as svm_tree records them
-    return _unsearched(fitted, X, y, w, 0, t0,
-                       "CART tree of the structure (gto.engine._starts.structured_cart); no search")
+    return _unsearched(fitted, X, y, w, 0, t0, how + "; no search")
 
 
 def _unsearched(fitted, X, y, w, nit, t0, message):
