@@ -99,26 +99,28 @@ def arms(depth, compare=False):
     return {**gto_arms, **chosen}, notes
 
 
-def splits(names, folds=5):
-    """The protocol's splits of each named data set (stratified, shuffle seed 0)."""
+def splits(names, folds=5, data=None):
+    """The protocol's splits of each named data set of ``data`` (default ``DATA``;
+    stratified, shuffle seed 0)."""
     for name in names:
-        X, y = DATA[name]()
+        X, y = (DATA if data is None else data)[name]()
         cv = StratifiedKFold(folds, shuffle=True, random_state=0)
         for k, (train, test) in enumerate(cv.split(X, y)):
             yield Split(name, k, X[train], y[train], X[test], y[test], k)
 
 
-def run(names, depth, folds=5, compare=False):
-    """Per data set and arm: mean test error % and mean seconds per fit (wall; one
-    BLAS thread: run with ``OMP_NUM_THREADS=1``), each arm min-max scaled on the
-    training fold (:func:`experiments.quality.scaled`)."""
+def run(names, depth, folds=5, compare=False, data=None):
+    """Per data set of ``data`` (default ``DATA``) and arm: mean test error % and mean
+    seconds per fit (wall; one BLAS thread: run with ``OMP_NUM_THREADS=1``), each arm
+    min-max scaled on the training fold (:func:`experiments.quality.scaled`)."""
+    data = DATA if data is None else data
     fits, notes = arms(depth, compare)
     scaled_fits = {arm: quality.scaled(fit) for arm, fit in fits.items()}
-    done = run_splits(splits(names, folds), scaled_fits, None, quiet=True)
+    done = run_splits(splits(names, folds, data), scaled_fits, None, quiet=True)
     summary = summarize(done)
     rows = []
     for name in names:
-        X, y = DATA[name]()
+        X, y = data[name]()
         ran = [r for r in done if r["dataset"] == name]
         rows.append({"data": name, "n": len(y), "d": X.shape[1], "classes": len(np.unique(y)),
                      "depth": depth,

@@ -313,3 +313,33 @@ def test_multiclass_scores_each_arm_on_the_quality_protocol(tmp_path, monkeypatc
     monkeypatch.setattr(multiclass, "run", lambda names, depth, compare: (rows, []))
     multiclass.main(["--data", "imb7", "--out", str(tmp_path)])
     assert json.loads((tmp_path / "multiclass.json").read_text())[0]["data"] == "imb7"
+
+
+def test_wide_scores_its_sets_on_the_quality_protocol(tmp_path, monkeypatch):
+    """experiments.wide: its sets (the planted axis-aligned tree's labels those of the
+    tree walked literally, a tenth flipped) scored by experiments.multiclass's protocol:
+    the GTO error is that of the default fit on each fold, recomputed here; the JSON is
+    written to --out."""
+    import json
+
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.preprocessing import MinMaxScaler
+
+    from experiments import multiclass, wide
+
+    X, y = wide.DATA["axis500x60"]()
+    tree = np.array([(x[9] > 0.3) if x[4] <= 0.5 else (x[17] > 0.6) for x in X], dtype=int)
+    assert X.shape == (500, 60) and 0.05 < np.mean(tree != y) < 0.15
+    assert wide.DATA["w500x200"]()[0].shape == (500, 200)
+    monkeypatch.setattr(peers, "select", lambda names, mip_budget=None: ({}, []))
+    rows, _ = multiclass.run(["w300x80"], 2, folds=2, data=wide.DATA)
+    X, y = wide.DATA["w300x80"]()
+    errors = []
+    for k, (train, test) in enumerate(StratifiedKFold(2, shuffle=True, random_state=0).split(X, y)):
+        scaler = MinMaxScaler().fit(X[train])
+        model = gto.GTOClassifier(random_state=k).fit(scaler.transform(X[train]), y[train])
+        errors.append(100 * np.mean(model.predict(scaler.transform(X[test])) != y[test]))
+    assert rows[0]["test_error_%"]["GTO"] == pytest.approx(np.mean(errors))
+    monkeypatch.setattr(multiclass, "run", lambda names, depth, data: (rows, []))
+    wide.main(["--data", "w300x80", "--out", str(tmp_path)])
+    assert json.loads((tmp_path / "wide.json").read_text())[0]["data"] == "w300x80"
