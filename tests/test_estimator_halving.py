@@ -392,6 +392,29 @@ def test_agree_takes_the_axis_tree_only_above_every_svm_tree_on_every_fold():
     assert min(seen.values()) > 20  # every case was met
 
 
+def test_under_1se_the_axis_tree_counts_as_the_least_simple():
+    """``choose("1se")`` against the rule written out: the axis-aligned tree is taken
+    only when no other grid point's mean is within one standard error of the best
+    (else the simplest of those that are: SVM trees by smaller C, then the search)."""
+    grid = [{"alpha": 0.0, "max_features": None, "svm_C": 0.1},
+            *({"alpha": None, "max_features": None, "svm_C": c} for c in (0.1, 0.3, 1.0)),
+            E.AXIS_POINT]
+    complexity = [E._complexity(g, 10) for g in grid]
+    order = [1, 2, 3, 0, 4]  # simplest first
+    rng = np.random.default_rng(9)
+    axis = 0
+    for _ in range(400):
+        scores = rng.uniform(0.6, 0.9, size=(2, 5, 5))
+        scores[:, 4] += rng.uniform(0.0, 0.2)
+        mean = scores[0].mean(axis=1)
+        best = int(np.argmax(mean))
+        bar = mean[best] - scores[0, best].std(ddof=1) / np.sqrt(5)
+        want = next(i for i in order if mean[i] >= bar - 1e-12)
+        assert S.choose("1se", scores, grid, complexity) == want
+        axis += want == 4
+    assert 20 < axis < 380
+
+
 def test_the_axis_tree_leaves_the_race_at_its_first_fold_below_an_svm_tree(monkeypatch):
     """Under "agree" the axis-aligned tree is fitted fold by fold only while it is
     above every SVM tree on every fold so far: on linear data it stops at the first
