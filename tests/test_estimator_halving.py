@@ -196,6 +196,33 @@ def test_slow_svm_trees_under_a_time_limit_keep_the_folds_they_were_scored_on(mo
     assert len([k for k in free.cv_results_ if k.startswith("split")]) == 5
 
 
+def test_slow_axis_trees_out_of_time_are_not_chosen(monkeypatch):
+    """With ``time_limit`` the axis-aligned tree is fitted fold by fold only while the
+    SVM trees' share of the time lasts: slowed to 0.4 s a fit (five folds: 2 s, above
+    the share of a 2 s limit, 0.75 s) it runs out, its row is NaN and it is not chosen,
+    where without the limit it is (XOR of two of 30 features); a tree comes back."""
+    real, fits = E._axis_result, []
+
+    def slow(*args):
+        fits.append(1)
+        time.sleep(0.4)
+        return real(*args)
+
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(240, 30))
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.4)).astype(int)
+    y = np.where(rng.random(240) < 0.05, 1 - y, y)
+    monkeypatch.setattr(E, "_axis_result", slow)
+    clf = gto.GTOClassifier(max_iter=300, random_state=0, time_limit=2.0).fit(X, y)
+    row = [clf.cv_results_[f"split{k}_test_score"][-1] for k in range(5)]
+    assert clf.cv_results_["params"][-1] == E.AXIS_POINT and np.isnan(row).all()
+    assert 1 <= len(fits) < 5 and clf.best_index_ != len(row) - 1
+    assert clf.tree_.n_decisions == 3
+    fits.clear()
+    free = gto.GTOClassifier(max_iter=300, random_state=0).fit(X, y)
+    assert free.best_index_ == len(free.cv_results_["params"]) - 1 and len(fits) == 6
+
+
 def test_a_contender_searches_half_the_moves_of_the_refit(monkeypatch):
     """Second stage: each of a contender's restarts runs at most ``contender_iter`` moves
     (CONTENDER_ITER_SHARE of ``max_iter``; XOR with 30 % of the labels flipped, where
