@@ -43,12 +43,18 @@ def feature_cuts(X, max_cuts=None):
 
 
 def axis_work(X, max_cuts=None):
-    """Steps of :func:`best_axis_splits` on ``X`` (N, n): the root's cuts (per feature
-    its cuts plus two) times every child's scan of every feature's bins, plus the
-    sweep's ``N n`` per root feature (``max_cuts`` as :func:`feature_cuts`)."""
+    """Steps of :func:`best_axis_splits` on ``X`` (N, n), ``max_cuts`` as
+    :func:`feature_cuts` (:func:`_work`)."""
     X = np.asarray(X, dtype=float)
-    positions = np.array([len(c) + 2 for c in feature_cuts(X, max_cuts)], dtype=float)
-    return float(positions.sum() ** 2 + X.shape[0] * X.shape[1] ** 2)
+    return _work([len(c) for c in feature_cuts(X, max_cuts)], X.shape)
+
+
+def _work(n_cuts, shape):
+    """Steps of the sweep with ``n_cuts`` cuts per feature on data of ``shape`` (N, n):
+    the root's positions (per feature its cuts plus two) times every child's scan of
+    every feature's positions, plus the sweep's ``N n`` per root feature."""
+    N, n = shape
+    return float((np.sum(n_cuts) + 2 * n) ** 2 + N * n**2)
 
 
 def bin_points(X, cuts):
@@ -197,7 +203,7 @@ def cuts_within(X, work_limit, most):
     distinct = np.array([len(np.unique(column)) for column in X.T])
 
     def work(m):
-        return (np.minimum(distinct - 1, m).sum() + 2 * X.shape[1]) ** 2 + X.shape[0] * X.shape[1] ** 2
+        return _work(np.minimum(distinct - 1, m), X.shape)
 
     if work(1) > work_limit:
         return None

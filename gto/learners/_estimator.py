@@ -43,6 +43,7 @@ from ._selection import (  # noqa: F401 (one_standard_error: re-exported)
     choose,
     contender_bars,
     dominates_so_far,
+    families,
     one_standard_error,
     race,
     settled,
@@ -543,9 +544,7 @@ class GTOClassifier(ClassifierMixin, BaseEstimator):
         first stops a searched point once it cannot reach the contenders' bars any
         more.  A point stopped keeps NaN on the folds it did not run."""
         t0 = time.perf_counter()
-        svm = [i for i, g in enumerate(grid) if g["alpha"] is None and g["svm_C"] is not None]
-        axis = [i for i, g in enumerate(grid) if g == AXIS_POINT]
-        searched = [i for i, g in enumerate(grid) if g["alpha"] is not None]
+        svm, axis, searched = families(grid)  # the rows of each kind of tree
         scores = np.full((2, len(grid), len(folds)), np.nan)
         trees = np.full((len(grid), len(folds)), None, dtype=object)
         with self._bar(len(grid) * len(folds)) as bar:  # verbose: the first stage's fits

@@ -28,7 +28,7 @@ from ..engine._portfolio import HISTORY_DTYPE, round_lengths, round_starts, spli
 from ..engine._portfolio import run_restart as _run_one
 from ..engine._problem import WALK_OBJECTIVES, TreeProblem
 from ..engine._region_start import needs_regions
-from ..engine._starts import is_complete
+from ..engine._starts import is_complete, is_shallow
 from ..engine._stopping import StoppingRule
 from ..model._categorical import NOMINAL, encode
 from ..model.tree import Tree, as_tree
@@ -442,7 +442,7 @@ def _plan(tree, X, y, sample_weight, call, origin):
     then the portfolio of :mod:`gto.engine._portfolio`."""
     schedule, _ = split_options(call.method, call.options)
     complete = is_complete(tree)
-    shallow = complete and tree.sides.shape[1] <= 3
+    shallow = is_shallow(tree)
     if call.init == "cart" and not complete:
         raise ValueError("init='cart' needs a complete tree structure (all leaves at one depth)")
     if call.init == "axis" and not shallow:
